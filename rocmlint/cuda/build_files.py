@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 from rocmlint.cuda.cmake_filelists import bzl_list_read, bzl_strings, bzl_text
 from rocmlint.cuda.cmake_projects import unadded_projects, unread_cmake_files
@@ -1821,10 +1822,19 @@ def _platform_tested(condition: str) -> str | None:
 _PLATFORM_COMPARISON = re.compile(r'\S*(?:PLATFORM|HIP_COMPILER_ID)\S*\s+STREQUAL\s+"?([\w-]+)"?', re.IGNORECASE)
 
 
-def _cmake_commands(text: str) -> Iterator[tuple[str, str, int]]:
-    """(command, its argument text, line) for each CMake command, comments removed. The closing parenthesis is
-    found by a regex jumping from parenthesis to parenthesis, and lines are counted on from the previous command
-    (counting from the top each time was quadratic in a long CMakeLists.txt)."""
+# Reading a tree asks for the commands of each CMake file about ten times (its facts, the unrun and unread files, the
+# CUDA options, the project's functions, ...): they are split once per text. Bounded, so that a long-running server
+# that reads many trees keeps only the last ones' texts.
+@lru_cache(maxsize=1024)
+def _cmake_commands(text: str) -> tuple[tuple[str, str, int], ...]:
+    """(command, its argument text, line) for each CMake command, comments removed, remembered per text."""
+    return tuple(_split_cmake_commands(text))
+
+
+def _split_cmake_commands(text: str) -> Iterator[tuple[str, str, int]]:
+    """`_cmake_commands`. The closing parenthesis is found by a regex jumping from parenthesis to parenthesis, and
+    lines are counted on from the previous command (counting from the top each time was quadratic in a long
+    CMakeLists.txt)."""
     text = re.sub(r"#[^\n]*", "", text)
     line, counted = 1, 0
     for match in _CMAKE_COMMAND.finditer(text):

@@ -728,7 +728,7 @@ def gives_nvcc_a_reduced_copy(arms: list[Directive], ctx: CudaContext) -> bool:
     text = " ".join(extra)
     for _ in range(_EXPANSIONS):  # macros naming macros: `XYZ_INLINE` -> `inline XYZ_HOST_DEVICE` -> ...
         text = " ".join(ctx.resolve_text(t, arms[0]) if _WORD.fullmatch(t) else t for t in _TOKENS.findall(text))
-    triggers = _cuda_triggers(ctx.options.known_rules)
+    triggers = cuda_triggers(ctx.options.known_rules)
     return not (
         _RESERVED_WORD.search(text) or _CUDA_SPELLING.search(text) or (triggers is not None and triggers.search(text))
     )
@@ -1426,7 +1426,7 @@ def _macro_is_pragma(name: str | None, directive: Directive, ctx: CudaContext) -
 
 
 @cache
-def _cuda_triggers(rules: tuple[type[Rule], ...]) -> re.Pattern[str] | None:
+def cuda_triggers(rules: tuple[type[Rule], ...]) -> re.Pattern[str] | None:
     """Any of `rules`' triggers; a numeric one (ROC208's `32`) only as a number, not inside `BF16`/`int32_t`."""
     triggers = sorted({t.decode("utf-8", "replace") for rule in rules for t in rule.triggers})
     if not triggers:
@@ -1446,7 +1446,7 @@ def arm_may_hold_hazards(directive: Directive, ctx: CudaContext) -> bool:
     type spelling no rule covers. Conservative: moving ROCm into an arm with none of them cannot bring in a
     hazard a rule knows of."""
     text = arm_text(directive, ctx)
-    triggers = _cuda_triggers(ctx.options.known_rules)
+    triggers = cuda_triggers(ctx.options.known_rules)
     return (triggers is not None and triggers.search(text) is not None) or _CUDA_SPELLING.search(text) is not None
 
 
@@ -1468,6 +1468,7 @@ __all__ = [
     "compares_cuda_arch",
     "condition_edit",
     "condition_tests",
+    "cuda_triggers",
     "decided_by_project_macros",
     "hides_plain_cpp_from_nvcc",
     "holds_only_its_definition",

@@ -434,6 +434,9 @@ class CudaProject:
     _words: dict[str, frozenset[bytes]] = field(default_factory=dict)  # path -> `_has_any_word`'s word set
     _bodies: dict[str, list[tuple[int, int]]] = field(default_factory=dict)  # path -> `function_bodies`
     _declared: dict[str, dict[str, tuple[int, ...]]] = field(default_factory=dict)  # `_declarations_of`
+    # path -> its directives under the model's macros (`_declared_off_rocm_in`: every arm asking about a header
+    # analysed it again)
+    _preprocessed: dict[str, Preprocessor] = field(default_factory=dict)
     # Whether a file of the tree `#include`s a macro (`#include KERNEL_HEADER`): it may name any header.
     includes_through_macros: bool = False
 
@@ -614,7 +617,9 @@ class CudaProject:
             return False  # a file ROCm never compiles, for reasons of its includers': not the project's design here
         data, found = declarations
         if path not in views:
-            views[path] = (analyse(data.decode("utf-8", "replace"), self._macros), {})
+            if path not in self._preprocessed:
+                self._preprocessed[path] = analyse(data.decode("utf-8", "replace"), self._macros)
+            views[path] = (self._preprocessed[path], {})
         preprocessor, needing = views[path]
         return all(
             off_rocm_by_project(preprocessor, offset)
@@ -629,7 +634,12 @@ class CudaProject:
         missing = sorted(name for name in names if name not in known)
         if missing:
             known.update(dict.fromkeys(missing, ()))
-            found = [m for m in word_pattern(missing).finditer(data) if declares(data, m.start(), m.end())]
+            # Only the names the file holds as a word (`_has_any_word`'s set; a name that is not ASCII is always
+            # searched): the pattern of an arm's hundreds of words cost more to compile than to run.
+            words = self._words.get(path)
+            held = [name for name in missing if words is None or not name.isascii() or name.encode() in words]
+            matches = word_pattern(held).finditer(data) if held else ()
+            found = [m for m in matches if declares(data, m.start(), m.end())]
             if found and path not in self._bodies:
                 self._bodies[path] = function_bodies(data)
             bodies = self._bodies.get(path, [])
