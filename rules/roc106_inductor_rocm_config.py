@@ -143,7 +143,7 @@ _FIX = "Enable it only when not on ROCm"
 
 def _chosen_deliberately(site: ast.AST, ctx: PythonContext) -> bool:
     """A ROCm-only branch, AMD's own project, or a registered benchmark measuring the knob."""
-    return ctx.is_nvidia_gated(site) or ctx.project_written_for_amd or in_registered_benchmark(ctx, site)
+    return ctx.is_nvidia_gated(site) or bool(ctx.project_written_for_amd) or in_registered_benchmark(ctx, site)
 
 
 def _setting_fix(reported: ast.AST, arm: ast.expr, ctx: PythonContext) -> Fix | None:
