@@ -7,7 +7,7 @@ import ast
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.python.fixes import choose_on_rocm, gate_statement, rocm_guard
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import environ_writes, is_truthy_constant, last_name, rocm_arm
+from rocmlint.python.idioms import environ_writes, in_registered_benchmark, is_truthy_constant, last_name, rocm_arm
 from rocmlint.python.lexical import setting_key_pattern
 from rocmlint.python.settings import Setting, compile_options, config_assignments, patch_settings
 from rocmlint.rule import Invalid, Rule, Valid
@@ -49,7 +49,8 @@ class InductorRocmConfig(Rule):
     not this rule.
 
     Test files are not checked: tests turn these knobs on (`config.patch(max_autotune=True)`) to exercise
-    the Inductor feature they test.
+    the Inductor feature they test. Nor are the defs a benchmark harness registers (`@register_benchmark()`):
+    a benchmark that turns a knob on measures it, on ROCm too.
 
     ## Why is this bad on ROCm?
     These knobs were tuned on NVIDIA. CUDA-graph capture through Inductor is slow or hangs on ROCm
@@ -115,8 +116,8 @@ class InductorRocmConfig(Rule):
 
 def _check_setting(setting: Setting, ctx: PythonContext) -> None:
     why = _RISKY_SETTINGS.get(setting.key)
-    if why is None or ctx.is_nvidia_gated(setting.site) or ctx.project_written_for_amd:
-        return  # not a risky key, or a ROCm-only branch or AMD's own project that chose the setting deliberately
+    if why is None or _chosen_deliberately(setting.site, ctx):
+        return
     arm = rocm_arm(ctx, setting.value, is_truthy_constant)
     if arm is not None:
         message, fix = _message(f"{setting.key}=True", why), _setting_fix(setting.site, arm, ctx)
@@ -127,16 +128,22 @@ def _check_environment(node: ast.Assign | ast.Call, ctx: PythonContext) -> None:
     """`os.environ["TORCHINDUCTOR_MAX_AUTOTUNE"] = "1"` and the other ways of writing it."""
     for write in environ_writes(ctx, node):
         setting = _RISKY_ENVIRONMENT.get(write.key or "")
-        if setting is None or ctx.is_nvidia_gated(write.site) or ctx.project_written_for_amd:
-            continue  # not a risky variable, or a ROCm-only branch or AMD's own project that chose it deliberately
+        if setting is None or _chosen_deliberately(write.site, ctx):
+            continue
         arm = rocm_arm(ctx, write.value, lambda a: ctx.string_value(a) == "1")
         if arm is not None:
             # Wrapping `os.environ.update(...)` would drop its other variables on ROCm: no fix there.
-            fix = None if _is_update(node) else gate_statement(ctx, write.site, _FIX)
+            updates = isinstance(node, ast.Call) and last_name(node.func) == "update"
+            fix = None if updates else gate_statement(ctx, write.site, _FIX)
             ctx.report(write.site, _message(f"{write.key}=1", _RISKY_SETTINGS[setting]), gate_on=(arm,), fix=fix)
 
 
 _FIX = "Enable it only when not on ROCm"
+
+
+def _chosen_deliberately(site: ast.AST, ctx: PythonContext) -> bool:
+    """A ROCm-only branch, AMD's own project, or a registered benchmark measuring the knob."""
+    return ctx.is_nvidia_gated(site) or bool(ctx.project_written_for_amd) or in_registered_benchmark(ctx, site)
 
 
 def _setting_fix(reported: ast.AST, arm: ast.expr, ctx: PythonContext) -> Fix | None:
@@ -148,10 +155,6 @@ def _setting_fix(reported: ast.AST, arm: ast.expr, ctx: PythonContext) -> Fix | 
     if guard is None:
         return None
     return ctx.fix(_FIX, choose_on_rocm(ctx, arm, "False", guard.name), *guard.edits)
-
-
-def _is_update(node: ast.AST) -> bool:
-    return isinstance(node, ast.Call) and last_name(node.func) == "update"
 
 
 def _message(setting: str, why: str) -> str:
@@ -205,7 +208,24 @@ InductorRocmConfig.valid = (
                 return torch.compile(fn)
         """,
     ),
-    # Turning the settings off is the fix; `mode="max-autotune"` is ROC101's territory, not this rule.
+    # Reading, logging and documenting the settings; a different config object with the same attribute.
+    Valid(
+        """
+        import logging
+        import torch._inductor.config as inductor_config
+        def describe():
+            \"\"\"Reports whether max_autotune and triton.cudagraphs are on.\"\"\"
+            logging.info("max_autotune=%s", inductor_config.max_autotune)
+            return {"max_autotune": inductor_config.max_autotune}
+        class TrainConfig:
+            max_autotune = True
+        cfg = TrainConfig()
+        cfg.max_autotune = True
+        """,
+    ),
+    # Turning the settings off is the fix; `mode="max-autotune"` is ROC101's territory, not this rule; lookalikes the
+    # trigger pattern skips (backend and mode names, longer names, reads, comparisons); a registered benchmark
+    # measures the knob it turns on.
     Valid(
         """
         import os
@@ -215,32 +235,6 @@ InductorRocmConfig.valid = (
         inductor_config.memory_planning = False
         os.environ["TORCHINDUCTOR_MAX_AUTOTUNE"] = "0"
         model = torch.compile(model, mode="max-autotune")
-        """,
-    ),
-    # Reading, logging and documenting the settings; a different config object with the same attribute.
-    Valid(
-        """
-        import logging
-        import torch._inductor.config as inductor_config
-
-        def describe():
-            \"\"\"Reports whether max_autotune and triton.cudagraphs are on.\"\"\"
-            logging.info("max_autotune=%s", inductor_config.max_autotune)
-            return {"max_autotune": inductor_config.max_autotune}
-
-        class TrainConfig:
-            max_autotune = True
-
-        cfg = TrainConfig()
-        cfg.max_autotune = True
-        """,
-    ),
-    # Lookalikes the trigger pattern skips: backend and mode names, longer names, reads and comparisons.
-    Valid(
-        """
-        import torch
-        import torch._inductor.config as inductor_config
-
         model = torch.compile(model, backend="cudagraphs")
         model = torch.compile(model, mode="max-autotune-no-cudagraphs")
         BENCHMARKS = {"inductor_no_cudagraphs": "--disable-cudagraphs"}
@@ -248,6 +242,12 @@ InductorRocmConfig.valid = (
         use_cudagraphs = True  # Dynamo's cudagraphs backend
         if inductor_config.max_autotune == True or inductor_config.triton.cudagraphs:
             print("max_autotune is on")
+        class Operator:
+            @register_benchmark()
+            def pt2_triton_matmul(self, a, b):
+                with inductor_config.patch(max_autotune=True, max_autotune_gemm_backends="TRITON"):
+                    compiled = torch.compile(lambda a, b: a.matmul(b))
+                return lambda: compiled(a, b)
         """,
     ),
 )

@@ -174,6 +174,67 @@ def test_hazards_in_the_nvidia_sibling_are_not_reported(tmp_path: Path) -> None:
     assert _codes(root, "pkg/kernels/amd/ops.py") == [("ROC107", 2)]
 
 
+# A device-type enum chosen by a vendor test (vendor_values.py) in a package below a folder without `__init__.py`, and
+# implementation folders whose names carry the vendor's word, holding modules only in subfolders.
+DEVICE_TYPE = """
+import enum
+import torch
+class DeviceType(enum.IntEnum):
+    Cpu = 0
+    Cuda = 1
+    ROCm = 4
+def get_device_type():
+    if torch.cuda.is_available():
+        if torch.version.hip is not None:
+            return DeviceType.ROCm
+        return DeviceType.Cuda
+    return DeviceType.Cpu
+"""
+ENUM_DISPATCH = """
+from pkg.device_type import DeviceType, get_device_type
+device_type = get_device_type()
+if device_type == DeviceType.ROCm:
+    from pkg.models.attention.rocm_impl.aiter import AiterImpl
+elif device_type == DeviceType.Cuda:
+    from pkg.models.attention.cuda_impl.flash.xqa import XqaImpl
+    from pkg.models.attention.cuda_mla_impl.mla import MlaImpl
+"""
+
+
+def impl_folders(dispatch: str = ENUM_DISPATCH) -> dict[str, str]:
+    return {
+        "pkg/__init__.py": "",
+        "pkg/device_type.py": DEVICE_TYPE,
+        "pkg/models/attention/__init__.py": dispatch,
+        "pkg/models/attention/rocm_impl/aiter.py": HAZARDS,
+        "pkg/models/attention/cuda_impl/flash/xqa.py": HAZARDS,
+        "pkg/models/attention/cuda_impl/test/test_xqa.py": "from pkg.models.attention.cuda_impl.flash.xqa import f\n",
+        "pkg/models/attention/cuda_mla_impl/mla.py": HAZARDS,
+        "main.py": "import pkg.models.attention\n",
+    }
+
+
+def test_implementation_folders_chosen_by_a_device_type_enum(tmp_path: Path) -> None:
+    """`cuda_impl/` and `cuda_mla_impl/` beside `rocm_impl/`, the package choosing them by the device type a vendor test
+    returned: NVIDIA code, and so is a test in them (`pkg/models/` has no `__init__.py`: the dispatcher's own imports
+    resolve from the project's root)."""
+    found = bases(
+        tmp_path,
+        impl_folders(),
+        "pkg/models/attention/cuda_impl/flash/xqa.py",
+        "pkg/models/attention/cuda_impl/test/test_xqa.py",
+        "pkg/models/attention/cuda_mla_impl/mla.py",
+        "pkg/models/attention/rocm_impl/aiter.py",
+    )
+    assert found == [NVIDIA_ONLY, NVIDIA_ONLY, NVIDIA_ONLY, Branch(True, False)]
+
+
+def test_implementation_folders_without_a_vendor_choice_prove_nothing(tmp_path: Path) -> None:
+    dispatch = ENUM_DISPATCH.replace("DeviceType.ROCm", "DeviceType.Cpu").replace("DeviceType.Cuda", "DeviceType.Cpu")
+    found = bases(tmp_path, impl_folders(dispatch), "pkg/models/attention/cuda_impl/flash/xqa.py")
+    assert found == [EVERYWHERE]
+
+
 # --- sibling folders chosen by a registry keyed by vendor -----------------------------------------------------------
 # Module-level statements run on import (line 3), the code in defs (lines 6 and 9) only when the registry's key is
 # looked up.

@@ -1459,6 +1459,30 @@ EARLY_EXITS = [
         NVIDIA_ONLY,
         id="raise-skiptest",
     ),
+    pytest.param(  # what a GPU-presence test around a vendor test leaves out is no GPU code
+        """
+        import torch
+        def device():
+            if torch.cuda.is_available():
+                if torch.version.hip:
+                    return "rocm"
+                return "cuda"
+            HAZARD("after")
+        """,
+        NEVER,
+        id="no-gpu-after-a-gpu-presence-test-around-a-vendor-test",
+    ),
+    pytest.param(  # alone, a GPU-presence test is true on both vendors' GPU machines: no gate
+        """
+        import torch
+        def device():
+            if torch.cuda.is_available():
+                return "gpu"
+            HAZARD("after")
+        """,
+        BOTH,
+        id="no-gpu-after-a-gpu-presence-test",
+    ),
 ]
 
 
@@ -1831,6 +1855,41 @@ def test_registration_switched_by_a_vendor_test() -> None:
         "off-by-default": BOTH,
         "flag-read": (False, True),
     }
+
+
+_BENCHMARKS = """
+import torch
+def is_cuda():
+    return torch.version.cuda is not None
+HAS_CUTLASS = False
+if is_cuda():
+    HAS_CUTLASS = True
+def quantize(x):
+    return HAZARD("helper")
+class Operator:
+    @register_benchmark(enabled=HAS_CUTLASS)
+    def cutlass_gemm(self):
+        pass
+    OTHER
+    def get_input_iter(self):
+        yield quantize(HAZARD("inputs"))
+"""
+
+IDLE_BENCHMARKS = [
+    pytest.param("", NVIDIA_ONLY, id="every-benchmark-off-rocm"),
+    pytest.param("@register_benchmark(enabled=is_cuda())\n    def triton_gemm(self): pass", NVIDIA_ONLY, id="two-off"),
+    pytest.param("@register_benchmark(baseline=True)\n    def aten_gemm(self): pass", BOTH, id="one-always-on"),
+    pytest.param("@register_benchmark\n    def aten_gemm(self): pass", BOTH, id="one-registered-bare"),
+    pytest.param("@register_benchmark(enabled=False)\n    def slow_gemm(self): pass", BOTH, id="one-off-by-default"),
+]
+
+
+@pytest.mark.parametrize(("other", "expected"), IDLE_BENCHMARKS)
+def test_a_benchmark_class_with_no_benchmark_on_rocm(other: str, expected: tuple[bool | None, bool | None]) -> None:
+    """Every benchmark a class registers is switched off on ROCm: its inputs, and the helpers only they call, feed
+    nothing there."""
+    found = everywhere(_BENCHMARKS.replace("OTHER", other))
+    assert found == {"inputs": expected, "helper": expected}
 
 
 def test_flag_cleared_under_a_vendor_test_is_decided_by_the_last_assignment_there() -> None:

@@ -517,3 +517,62 @@ def test_the_truth_of_the_gfx_name_holds_on_rocm(test: str, on_rocm: bool) -> No
     """Every AMD GPU has a gfx name; NVIDIA's is its device name or missing: past `if arch: return`, no ROCm."""
     code = "import torch\ndef f():\n    props = torch.cuda.get_device_properties(0)\n    " + test + "\n    HAZARD()\n"
     assert where(code) == (on_rocm, True)
+
+
+_DEVICE_TYPE = """
+import os
+from enum import Enum, IntEnum, auto
+import torch
+class DeviceType(IntEnum):
+    Cpu = 0
+    Cuda = 1
+    ROCm = 4
+    Ppu = 5
+class Kind(Enum):
+    CUDA = auto()
+    HIP = auto()
+def get_device_type():
+    if torch.cuda.is_available():
+        if torch.version.hip is not None:
+            return DeviceType.ROCm
+        if os.environ.get("PPU_HOME"):
+            return DeviceType.Ppu
+        return DeviceType.Cuda
+    return DeviceType.Cpu
+KIND = Kind.HIP if torch.version.hip else Kind.CUDA
+"""
+
+ENUM_MEMBERS = [
+    pytest.param("if get_device_type() == DeviceType.Cuda:\n    HAZARD()\n", NVIDIA_ONLY, id="returned-member"),
+    pytest.param(
+        "device_type = get_device_type()\nif device_type == DeviceType.ROCm:\n    pass\n"
+        "elif device_type == DeviceType.Cuda:\n    HAZARD()\n",
+        NVIDIA_ONLY,
+        id="elif-arm",
+    ),
+    pytest.param(  # the CPU member is chosen where no GPU is present: no GPU code
+        "if get_device_type() != DeviceType.ROCm:\n    HAZARD()\n", NVIDIA_ONLY, id="not-rocm"
+    ),
+    pytest.param("if KIND is Kind.CUDA:\n    HAZARD()\n", BOTH, id="is-a-member-is-no-none-test"),
+    pytest.param("if KIND == Kind.CUDA:\n    HAZARD()\n", NVIDIA_ONLY, id="auto-values"),
+    pytest.param("if KIND in (Kind.HIP,):\n    HAZARD()\n", ROCM_ONLY, id="in-tuple"),
+    pytest.param("if get_device_type() == 1:\n    HAZARD()\n", BOTH, id="an-int-enum-member-equals-its-value"),
+    pytest.param('if KIND == "cuda":\n    HAZARD()\n', BOTH, id="a-member-and-a-string"),
+]
+
+
+@pytest.mark.parametrize(("code", "expected"), ENUM_MEMBERS)
+def test_enum_members_a_vendor_test_chooses(code: str, expected: tuple[bool | None, bool | None]) -> None:
+    """An enum member is a value like a string: the one a vendor test chose decides comparisons with it."""
+    assert where(_DEVICE_TYPE + code) == expected
+
+
+def test_enum_members_across_modules(tmp_path: Path) -> None:
+    """The member is the same whether the enum's module or an importer names it."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/device_type.py": _DEVICE_TYPE,
+        "pkg/run.py": "from pkg.device_type import DeviceType, get_device_type\n"
+        "device_type = get_device_type()\nif device_type == DeviceType.Cuda:\n    HAZARD()\n",
+    }
+    assert where_in_project(tmp_path, files, "pkg/run.py") == NVIDIA_ONLY

@@ -23,8 +23,8 @@ Sibling folders named for the vendors (`vendor_siblings`) are the same family ch
     elif is_hip():
         from .amd.common_ops import wait_eq
 
-A folder named for NVIDIA (`nvidia`, `cuda`) beside one named for ROCm (`amd`, `rocm`, `hip`), each holding modules
-directly, under the same parent. When a module outside them imports a module of the ROCm folder under a ROCm-only gate
+A folder named for NVIDIA (`nvidia`, `cuda`, or a name with such a word: `cuda_impl`, `cuda_mla_impl`) beside one
+named for ROCm (`amd`, `rocm`, `hip`, `rocm_impl`), each holding modules, under the same parent. When a module outside them imports a module of the ROCm folder under a ROCm-only gate
 and one of the NVIDIA folder under an NVIDIA-only gate (rocmlint/python/importers.py decides that: it has the gates),
 the project chooses the ROCm folder on ROCm, and every module of the NVIDIA folder is NVIDIA code, whoever else imports
 it without a gate (a Hopper-only helper that uses it directly), and a test whose module-level statements import one
@@ -136,20 +136,36 @@ def member_of(path: str, bases: dict[str, Branch]) -> str | None:
 
 
 def vendor_siblings(files: Iterable[str]) -> dict[str, tuple[str, ...]]:
-    """Each folder named for NVIDIA that has siblings named for ROCm, every one holding modules directly (absolute
-    paths) -> those siblings."""
+    """Each folder named for NVIDIA that has siblings named for ROCm, every one holding modules (at any depth: a
+    namespace package's subpackages) (absolute paths) -> those siblings."""
     children: dict[str, set[str]] = {}
     for path in files:
         folder = os.path.dirname(path)
-        children.setdefault(os.path.dirname(folder), set()).add(os.path.basename(folder))
+        while folder != os.path.dirname(folder):
+            parent = os.path.dirname(folder)
+            names = children.setdefault(parent, set())
+            if os.path.basename(folder) in names:
+                break  # this folder's ancestors are recorded already
+            names.add(os.path.basename(folder))
+            folder = parent
     siblings: dict[str, tuple[str, ...]] = {}
     for parent, names in sorted(children.items()):
-        rocm = tuple(os.path.join(parent, name) for name in sorted(names) if name.lower() in _ROCM_WORDS)
+        rocm = tuple(os.path.join(parent, name) for name in sorted(names) if _named_for(name) == "rocm")
         if rocm:
             for name in sorted(names):
-                if name.lower() in _NVIDIA_WORDS:
+                if _named_for(name) == "nvidia":
                     siblings[os.path.join(parent, name)] = rocm
     return siblings
+
+
+def _named_for(folder: str) -> str | None:
+    """ "rocm" or "nvidia" when the words of a folder's name (`cuda`, `cuda_mla_impl`, `rocm_impl`) name exactly that
+    vendor, else None."""
+    words = set(re.split(r"[^a-z0-9]+", folder.lower()))
+    rocm, nvidia = bool(words & _ROCM_WORDS), bool(words & _NVIDIA_WORDS)
+    if rocm == nvidia:
+        return None
+    return "rocm" if rocm else "nvidia"
 
 
 def sibling_of(path: str, siblings: Mapping[str, tuple[str, ...]]) -> str | None:

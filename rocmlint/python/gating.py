@@ -47,7 +47,7 @@ from rocmlint.python.semantic import Binding, Semantic
 from rocmlint.python.tree import child_nodes
 from rocmlint.python.values import Values
 from rocmlint.python.vendor_records import nvidia_records_after_rocm
-from rocmlint.python.vendor_values import VendorStrings, VendorValues, Within
+from rocmlint.python.vendor_values import Possible, VendorStrings, VendorValues, Within
 from rocmlint.vendor import (
     CONSTANT_FALSE,
     CONSTANT_TRUE,
@@ -285,6 +285,7 @@ class GateAnalyzer:
         self._variable_nesting = 0  # variables being decided on the Python stack
         self._switching: set[tuple[int, tuple[ast.expr, ...]]] = set()  # flags whose assignments are being placed
         self._skips: dict[tuple[object, ...], Vendor | None] = {}  # by `_binding_key`: where its tests run
+        self._idle_on_rocm: dict[ast.ClassDef, bool] = {}  # benchmark classes: every registration off on ROCm
         self._returns_on_rocm: dict[FunctionNode, bool] = {}  # `_may_return_on_rocm`, False while being decided
 
     @cached_property
@@ -505,15 +506,15 @@ class GateAnalyzer:
             if block is parent.body:
                 if self._rocm_arm_follows(parent):
                     return [(OFF_ROCM, True)]
-                return [(self.value(parent.test), True)]
-            return [(self.value(parent.test), False)] if block is parent.orelse else []
+                return [(self._if_test_value(parent), True)]
+            return [(self._if_test_value(parent), False)] if block is parent.orelse else []
         if isinstance(parent, ast.While) and block is parent.body:
             return [(self.value(parent.test), True)]
         if isinstance(parent, FUNCTION_DEFS) and block is parent.body:
             if not indirect:
                 return self._test_skip_conditions(parent)
             # Callers only ever add "not on ROCm", which a def the project reaches only on NVIDIA already has.
-            chosen = self._chosen_conditions(parent)
+            chosen = self._chosen_conditions(parent) or self._idle_benchmark_conditions(parent)
             return self._test_skip_conditions(parent) + (chosen or self._caller_conditions(parent))
         return []
 
@@ -525,6 +526,41 @@ class GateAnalyzer:
         if not self._definitions_only_on_nvidia(self._top_level_name(function)) or self._called_at_import(function):
             return []
         return [(NVIDIA, True)]
+
+    def _idle_benchmark_conditions(self, function: FunctionNode) -> list[Condition]:
+        """A method of a benchmark class whose every registered benchmark is switched off on ROCm
+        (`@register_benchmark(enabled=HAS_CUTLASS)`, the flag set only under `if is_cuda():`): the class's other
+        methods (its inputs, metrics) only feed benchmarks that never run there, so nothing they make counts on ROCm."""
+        owner = self.semantic.parent(function)
+        if not isinstance(owner, ast.ClassDef):
+            return []
+        if owner not in self._idle_on_rocm:
+            self._idle_on_rocm[owner] = False  # asked again while deciding it (a switch read in the class)
+            self._idle_on_rocm[owner] = self._every_registration_off_rocm(owner)
+        return [(OFF_ROCM, True)] if self._idle_on_rocm[owner] else []
+
+    def _every_registration_off_rocm(self, cls: ast.ClassDef) -> bool:
+        """`cls` registers methods with a decorator that takes a switch (`enabled=`), and every method it decorates,
+        with a switch or without one (`@register_benchmark()`: always on), is switched off on ROCm."""
+        decorated = [
+            (dotted_name(decorator.func if isinstance(decorator, ast.Call) else decorator), decorator)
+            for method in cls.body
+            if isinstance(method, FUNCTION_DEFS)
+            for decorator in method.decorator_list
+        ]
+        registering = {
+            name
+            for name, decorator in decorated
+            if isinstance(decorator, ast.Call) and any(k.arg in _SWITCH_KEYWORDS for k in decorator.keywords)
+        }
+        registrations = [decorator for name, decorator in decorated if name in registering]
+        if not registrations:
+            return False
+        for decorator in registrations:
+            switch = self._registration_switch(decorator) if isinstance(decorator, ast.Call) else None
+            if switch is None or switch.rocm is not False:
+                return False
+        return True
 
     def _definitions_only_on_nvidia(self, name: str) -> bool:
         if self.read_elsewhere is None:
@@ -1110,13 +1146,23 @@ class GateAnalyzer:
         later arm exiting), `t` is true. What the one arm that carries on leaves true holds after it too
         (`if torch.cuda.is_available(): from flash_attn.cute import f` `else: raise ImportError`)."""
         if self.terminates(statement.body):
-            after = [(self.value(statement.test), False)]
+            after = [(self._if_test_value(statement), False)]
             arm = self._elif_of(statement)
             after.extend(self._after_if(arm) if arm is not None else self._after_block(statement.orelse))
             return after
         if self.terminates(statement.orelse):
-            return [(self.value(statement.test), True), *self._after_block(statement.body)]
+            return [(self._if_test_value(statement), True), *self._after_block(statement.body)]
         return []
+
+    def _if_test_value(self, statement: ast.If) -> Vendor:
+        """The value of an `if`'s test; a GPU-presence test whose body tests the vendor (`if
+        torch.cuda.is_available():` then `if torch.version.hip: return DeviceType.ROCm`) is true, as in
+        `is_available() and torch.version.hip` (`_operand_value`): what it leaves out is no GPU code."""
+        if self._is_gpu_presence_test(statement.test) and any(
+            isinstance(inner, ast.If) and self.value(inner.test).is_vendor_test for inner in statement.body
+        ):
+            return CONSTANT_TRUE
+        return self.value(statement.test)
 
     def _after_try(self, statement: ast.Try) -> list[Condition]:
         """When every handler of a `try` leaves the block (`except ImportError: raise`), what follows runs only
@@ -1874,7 +1920,7 @@ def _flag_truth(strings: VendorStrings) -> Vendor:
     (`IS_HIP = False`, then `if torch.version.hip: IS_HIP = True`); unknown unless it is known on both vendors
     and differs."""
 
-    def truth(possible: frozenset[str | bool | None] | None) -> bool | None:
+    def truth(possible: Possible) -> bool | None:
         if not possible or len(possible) != 1:
             return None
         value = next(iter(possible))

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from rocmlint.python.embedded import StringToken, string_token
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.scopes import DEFS, argument_values, dotted_name, is_none, last_line, unstarred
+from rocmlint.python.scopes import DEFS, FUNCTION_DEFS, argument_values, dotted_name, is_none, last_line, unstarred
 from rocmlint.python.semantic import DEFERRED_BODIES
 
 # Calls whose arguments are only shown, the one list for every rule, by the callee's last name (a method,
@@ -101,6 +101,23 @@ def last_name(expr: ast.AST) -> str:
     if isinstance(expr, ast.Attribute):
         return expr.attr
     return expr.id if isinstance(expr, ast.Name) else ""
+
+
+# A decorator's name registering a def with a benchmark harness (`@register_benchmark()`, `@benchmark`, `@bench`).
+_BENCHMARK_REGISTRATION = re.compile(r"(?:^|_)bench(?:mark)?(?:_|$)")
+
+
+def in_registered_benchmark(ctx: PythonContext, node: ast.AST) -> bool:
+    """`node` sits in a def a benchmark harness registers (a decorator whose name has the word `benchmark` or
+    `bench`): what such a def turns on is what it measures."""
+    for ancestor in ctx.ancestors(node):
+        if not isinstance(ancestor, FUNCTION_DEFS):
+            continue
+        for decorator in ancestor.decorator_list:
+            name = last_name(decorator.func if isinstance(decorator, ast.Call) else decorator)
+            if _BENCHMARK_REGISTRATION.search(name.lower()):
+                return True
+    return False
 
 
 def opted_in_by_switch(test: ast.expr, option: re.Pattern[str], off_by_default: Callable[[str], bool]) -> bool:

@@ -355,7 +355,8 @@ class ProjectIndex:
         with self._collecting() as noted:
             self.note_files([importer])
             data = self._data(Path(importer))
-            analyzer = self._analyzer(Path(importer), data, guards) if data is not None else None
+            # The index's root is the project's: names the importer imports resolve from it, as when it is checked.
+            analyzer = self._analyzer(Path(importer), data, guards, Path(index.root)) if data is not None else None
             branch: Branch | None = EVERYWHERE
             if analyzer is not None:
                 branch = import_gate(analyzer, self._sites(index, importer, analyzer, guards).get(imported, []))

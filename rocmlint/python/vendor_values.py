@@ -10,6 +10,11 @@ name (`get_current_target().backend`: "hip" on ROCm, "cuda" on NVIDIA),
 and names imported from other modules of the project (`StringResolver`). Other accelerators' values
 ("xpu", "mps", "cpu") are simply values that belong to neither vendor.
 
+A member of an enum class is a value too (`EnumMember`): `get_device_type()` returning `DeviceType.ROCm` when
+`torch.version.hip` is set, else `DeviceType.Cuda`, makes `device_type == DeviceType.Cuda` false on ROCm. A member
+is only ever equal to itself: compared with a string or a number (an `IntEnum` member equals its value) it
+decides nothing.
+
 Never a guess: one value that is not a string constant (or None) on a vendor leaves that vendor's
 values unknown, and a comparison only counts when an operand's values differ between the vendors (a
 name only ever set to "cuda" is a setting, not a vendor test). The per-vendor conditions come from the
@@ -30,10 +35,22 @@ from rocmlint.python.semantic import MAX_DEPTH, Binding, Semantic
 from rocmlint.python.values import element_values
 from rocmlint.vendor import CONSTANT_TRUE, Tri, Vendor
 
-Constant = str | bool | None
+
+@dataclass(frozen=True)
+class EnumMember:
+    """A member of an enum class (`DeviceType.Cuda`), named by its class (and the line the class starts on, so
+    two enums of one name in two modules stay apart) and member."""
+
+    enum: str
+    line: int
+    member: str
+
+
+Constant = str | bool | None | EnumMember
 # The values a vendor may see: None when not known (anything is possible).
 Possible = frozenset[Constant] | None
 _COLLECTION_CALLS = frozenset({"tuple", "list", "set", "frozenset"})
+_ENUM_BASES = frozenset({"enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag", "enum.IntFlag"})
 # Triton's `driver.active.get_current_target()` names its backend "hip" on ROCm and "cuda" on NVIDIA.
 _TRITON_TARGET_CALL = "get_current_target"
 _WORDS = load("vendor_packages")
@@ -129,6 +146,9 @@ class VendorValues:
                 found = self._external(f"{binding.qualified}.{member}", called)
                 return found if found.known else None
             owner = binding.definition if binding.kind == "class" else None
+            enum_member = self._enum_member(owner, member) if isinstance(owner, ast.ClassDef) else None
+            if enum_member is not None:
+                return None if called else enum_member
             binding = self.semantic.member(owner, member) if isinstance(owner, ast.ClassDef) else None
         if binding is None:
             return None
@@ -156,6 +176,8 @@ class VendorValues:
         subject = self.strings(left)
         candidates = [self.strings(member) for member in members]
         if not subject.decided_by_vendor and not any(candidate.decided_by_vendor for candidate in candidates):
+            return None
+        if _mixes_members([subject, *candidates]):
             return None
         value = Vendor(
             _membership(subject.rocm, [candidate.rocm for candidate in candidates]),
@@ -196,6 +218,9 @@ class VendorValues:
             return _TRITON_BACKENDS
         cls = self.semantic.receiver_class(expr)
         if cls is not None:
+            member = self._enum_member(cls, expr.attr)
+            if member is not None and not called:
+                return member
             binding = self.semantic.member(cls, expr.attr)
             return self._binding_strings(binding, None, called) if binding is not None else UNKNOWN_STRINGS
         head = (dotted_name(expr) or "").split(".", 1)[0]
@@ -221,6 +246,17 @@ class VendorValues:
         if cls is not None and cls.kind == "import":
             return self._external(f"{cls.qualified}.{member}", called)
         return UNKNOWN_STRINGS
+
+    def _enum_member(self, cls: ast.ClassDef, name: str) -> VendorStrings | None:
+        """`name` as a member of `cls` when `cls` is an enum (a direct subclass of one of `enum`'s) and assigns
+        `name` in its body; else None."""
+        if not any(self.semantic.qualified_name(base) in _ENUM_BASES for base in cls.bases):
+            return None
+        binding = self.semantic.lookup_in(cls, name)
+        if binding is None or binding.kind != "value":
+            return None
+        member = frozenset({EnumMember(cls.name, cls.lineno, name)})
+        return VendorStrings(member, member)
 
     def _call(self, call: ast.Call) -> VendorStrings:
         """What a function or method of this file, or an imported function, returns (`device_kind()`).
@@ -359,6 +395,14 @@ def _constant(value: object) -> VendorStrings:
 
 
 _NONE = VendorStrings(frozenset({None}), frozenset({None}))
+
+
+def _mixes_members(operands: list[VendorStrings]) -> bool:
+    """Enum members compared with other values (strings, flags): an `IntEnum` or `StrEnum` member equals its
+    value, which the members do not record, so such a comparison decides nothing."""
+    values = [value for operand in operands for possible in (operand.rocm, operand.nvidia) for value in possible or ()]
+    members = [isinstance(value, EnumMember) for value in values if value is not None]
+    return any(members) and not all(members)
 
 
 def _is_property(binding: Binding) -> bool:
