@@ -2016,19 +2016,19 @@ def makefile_facts(path: str, text: str, root: str = "", read_elsewhere: frozens
     recipes = frozenset(line for line, _ in lines if raw[line - 1].startswith("\t"))
     defines: list[BuildDefine] = []
     hipified: dict[str, str] = {}  # folder -> evidence
-    rule_source = ""  # the source folder of the pattern rule whose recipe follows, "" after any other line
+    rule_sources: tuple[str, ...] = ()  # the source folders of the pattern rule whose recipe follows
+    static_sources: dict[str, str] = {}  # a target of a static pattern rule -> the folder it is made from
     blocks: list[list[str | None]] = []  # per open block: [vendor of its current arm, vendor of its `else`]
     blocks_by_line: dict[int, str | None] = {}  # line -> the vendor of the blocks around it
     for line, logical in lines:
         blocks_by_line[line] = _block_vendor(blocks, None)
         if line in recipes:  # a recipe: the shell gets its `#`, no comment to make
             defines += _configured_by_sed(raw[line - 1], _block_vendor(blocks, file_vendor), path, line)
-            if rule_source and _HIPIFY_RUN.search(logical):
-                folder = os.path.normpath(os.path.join(os.path.dirname(path), rule_source))
-                hipified.setdefault(folder, f"{path}:{line}: hipifies {rule_source}/ for ROCm")
-        else:
-            rule = _PATTERN_RULE.match(logical)
-            rule_source = rule.group(1) if rule is not None else rule_source if not logical.strip() else ""
+            for source in rule_sources if _HIPIFY_RUN.search(logical) else ():
+                folder = os.path.normpath(os.path.join(os.path.dirname(path), source))
+                hipified.setdefault(folder, f"{path}:{line}: hipifies {source}/ for ROCm")
+        elif logical.strip():
+            rule_sources = _rule_sources(logical, static_sources)
         conditional = _MAKE_CONDITIONAL.match(logical)
         stripped = logical.strip()
         if conditional is not None:
@@ -2190,9 +2190,32 @@ def _make_arm_vendors(conditional: re.Match[str]) -> tuple[str | None, str | Non
     return named, _other_vendor(named)
 
 
-# A pattern rule making a file of one folder from the same-stemmed file of another (`out_hip/%.cpp: src/%.cpp`),
-# and a recipe line running a hipify tool (`$(HIPIFY) $< > $@`, `hipify-perl`, `hipify-clang`).
+def _rule_sources(logical: str, static_sources: dict[str, str]) -> tuple[str, ...]:
+    """The folders whose same-stemmed files the rule starting at `logical` makes its targets from (() for any other
+    line): a pattern rule's (`out_hip/%.cpp: src/%.cpp`), a static pattern rule's (`$(HIP_SRC): hip/%.cc: cuda/%.cu`,
+    remembered in `static_sources` per target), or those of the static pattern rules that made every target of a
+    rule giving their recipe apart (`$(HIP_SRC) $(HIP_HDR):` and a recipe): make runs it for each of them."""
+    rule = _PATTERN_RULE.match(logical)
+    if rule is not None:
+        return (rule.group(1),)
+    static = _STATIC_PATTERN_RULE.match(logical)
+    if static is not None:
+        static_sources.update(dict.fromkeys(static.group(1).split(), static.group(2)))
+        return (static.group(2),)
+    explicit = _EXPLICIT_RULE.match(logical)
+    targets = explicit.group(1).split() if explicit is not None else []
+    if not targets or any(target not in static_sources for target in targets):
+        return ()
+    return tuple(dict.fromkeys(static_sources[target] for target in targets))
+
+
+# A pattern rule making a file of one folder from the same-stemmed file of another (`out_hip/%.cpp: src/%.cpp`), a
+# static pattern rule doing so for the targets it names first (`$(HIP_SRC): out_hip/%.cc: src/%.cu`), any other rule
+# (`targets: prerequisites`, not an assignment), and a recipe line running a hipify tool (`$(HIPIFY) $< > $@`,
+# `hipify-perl`, `hipify-clang`).
 _PATTERN_RULE = re.compile(r"^\s*[^\s:=#]*%[^\s:=]*\s*:\s*([^\s%:=$]+)/%")
+_STATIC_PATTERN_RULE = re.compile(r"^\s*([^:=#%]+?)\s*:\s*[^\s:=]*%[^\s:=]*\s*:\s*([^\s%:=$|]+)/%")
+_EXPLICIT_RULE = re.compile(r"^\s*([^:=#%]+?)\s*:(?![:=])")
 _HIPIFY_RUN = re.compile(r"(?i)hipify")
 
 
