@@ -10,9 +10,9 @@ import pytest
 
 from rocmlint.config import Settings
 from rocmlint.cuda.build_files import (
+    SourceFunctions,
     cmake_facts,
     cmake_glob_functions,
-    SourceFunctions,
     cmake_source_functions,
     cmake_switches_off_on_rocm,
     makefile_facts,

@@ -886,11 +886,14 @@ class SourceFunctions(NamedTuple):
     under_own_folder: frozenset[str] = frozenset()
 
 
+NO_SOURCE_FUNCTIONS = SourceFunctions()
+
+
 def cmake_facts(
     path: str,
     text: str,
     root: str = "",
-    source_functions: SourceFunctions = SourceFunctions(),
+    source_functions: SourceFunctions = NO_SOURCE_FUNCTIONS,
     glob_functions: frozenset[str] = frozenset(),
     off_on_rocm: frozenset[str] = frozenset(),
     unrun: UnrunCmake = RUNS_EVERYTHING,
