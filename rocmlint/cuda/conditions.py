@@ -1382,6 +1382,24 @@ def holds_only_pragmas(directive: Directive, ctx: CudaContext) -> bool:
     return True
 
 
+# An arm holding only static assertions (`static_assert(std::is_empty<T>::value, "...");`), or nothing: checks made
+# at compile time, no code.
+_ASSERTIONS_ONLY = re.compile(r"(?:\s*static_assert\s*\([^;]*\)\s*;)*\s*")
+
+
+def only_assertions_lost(arms: list[Directive], ctx: CudaContext) -> bool:
+    """Whether the arms the chain's tests mean for ROCm hold only static assertions and every other arm holds
+    nothing (comments only): a test that no longer picks ROCm's arm (a stale `__HIP_PLATFORM_HCC__`) then makes ROCm
+    skip a compile-time check and compile no other code. A non-empty arm left to NVIDIA would be new code on ROCm,
+    an assertion written for NVIDIA among it."""
+    for arm in arms:
+        text = arm_text(arm, ctx)
+        meant_for_rocm = arm_branch(arm, ctx).on_rocm is True
+        if text.strip() if not meant_for_rocm else not _ASSERTIONS_ONLY.fullmatch(text):
+            return False
+    return True
+
+
 # The attribute macros every HIP-Clang compile predefines, host and device passes alike (clang's
 # `__clang_hip_runtime_wrapper.h`, which `-x hip` includes first).
 _HIP_PREDEFINED = frozenset({"__host__", "__device__", "__global__", "__shared__", "__constant__", "__managed__"})
