@@ -1302,9 +1302,16 @@ def _arm_text(arm: Directive, ctx: CudaContext) -> bytes:
 
 
 def _written_for_rocm(arm: Directive, ctx: CudaContext) -> bool:
-    """An arm naming ROCm's API (`arm_vendor`), or the HSA runtime's and no NVIDIA API."""
+    """An arm naming ROCm's API (`arm_vendor`), or the HSA runtime's and no NVIDIA API, or one its author's opening
+    comment says is for HIP (`// For HIP, use our implementation`)."""
     text = _arm_text(arm, ctx)
+    if _SAID_FOR_ROCM.match(text) is not None:
+        return True
     return arm_vendor(text) == "rocm" or (_HSA_API.search(text) is not None and arm_vendor(text) is None)
+
+
+# An arm opening with a comment that says what it is for: `// For HIP, use our implementation ...`, `/* on ROCm */`.
+_SAID_FOR_ROCM = re.compile(rb"\s*(?://|/\*)[^\n]*?\b(?:[Ff]or|[Oo]n) (?:HIP|ROCm|AMD)\b")
 
 
 def _names_definitions_only_in(arm: Directive, others: list[Directive], ctx: CudaContext) -> bool:
