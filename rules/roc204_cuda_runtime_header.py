@@ -42,7 +42,7 @@ class CudaRuntimeHeader(Rule):
     file of its name in a `hip/` or `rocm/` folder beside or in its own, a name saying hip or rocm where its own says
     cuda (`k_cuda.cu`, `k_hip.cpp`) or adding it (`k_rocm.cpp`), or a folder rewriting its own (`attention/hip_fmha/`
     for `attention/cuda/fmha/`), unless a source list of the ROCm build names the
-    file itself; or a header only such files, or files built for NVIDIA only, include), it is
+    file itself or a build step hipifies its folder (the HIP copy is then that step's output, committed); or a header only such files, or files built for NVIDIA only, include), it is
     reported at `info`, with the build's evidence, as a note of what a port there touches (and for code that must
     also build as hand-written HIP). A torch JIT build (`cpp_extension.load`) compiles the sources its call names, or, when its
     `sources` are built before the call (`sources=params.sources`), the source lists its module builds (a glob

@@ -59,7 +59,8 @@ class CudaccMacro(ConditionRule, Rule):
     function writes that `#else` as a chain of its own testing the negation (`#if defined(__CUDACC__) __syncwarp();
     #endif` ... `#if !defined(__CUDACC__) __syncthreads(); #endif`). Nor `#ifdef __NVCC__ ... #else` (or a lone `#if
     !defined(__NVCC__)`) whose arm for other compilers names HIP's, a ROCm library's or ROCm's HSA runtime API
-    (`rocblas_double_complex`, `hsa_agent_t`), or what the file defines only in such arms: it is written for ROCm.
+    (`rocblas_double_complex`, `hsa_agent_t`), what the file defines only in such arms, or opens with a comment saying
+    it is for HIP (`// For HIP, use our implementation`): it is written for ROCm.
     Nor an arm that could never build on ROCm by the project's design: it uses names its headers declare only under
     the project's NVIDIA macro, declares class members only such code names (CUDA Graph members called under
     `defined(__CUDACC__) && defined(XYZ_USE_CUDA)`), or, outside functions, holds only what HIP lacks (libcu++).
@@ -250,10 +251,13 @@ CudaccMacro.valid = (
         "__device__ float sum(float v) {\n  for (int o = 16; o > 0; o >>= 1) {\n#if defined(__CUDACC__)\n"
         "    v += __shfl_down_sync(0xffffffff, v, o);\n#else\n    v += __shfl_down(v, o);\n#endif\n  }\n  return v;\n}\n"
     ),
-    # The arm the other compilers take is written for ROCm (rocBLAS's complex type): a vendor switch.
+    # The arm the other compilers take is written for ROCm (rocBLAS's complex type; its author's comment): a switch.
     Valid(
         "#ifdef __NVCC__\n__host__ __device__ inline double re(cuDoubleComplex x) { return x.x; }\n#else\n"
         "__host__ __device__ inline double re(rocblas_double_complex x) { return x.real(); }\n#endif\n"
+    ),
+    Valid(
+        "float mag(cuFloatComplex x) {\n#ifdef __NVCC__\n  return cuCabsf(x);\n#else\n  // For HIP, our own\n  return 0;\n#endif\n}\n"
     ),
     # The arm nvcc skips calls ROCm's HSA runtime, and the `#else` of the next switch names what only it defines.
     Valid(

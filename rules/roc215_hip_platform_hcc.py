@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from rocmlint.cuda.conditions import PLATFORM_ALTERNATIVES, ConditionRule, holds_only_its_definition
+from rocmlint.cuda.conditions import (
+    PLATFORM_ALTERNATIVES,
+    ConditionRule,
+    holds_only_its_definition,
+    only_assertions_lost,
+)
 from rocmlint.cuda.frontend import CudaContext
 from rocmlint.cuda.preprocessor import Directive, names_in
 from rocmlint.diagnostics import FixAvailability, Severity
@@ -28,7 +33,8 @@ class HipPlatformHcc(ConditionRule, Rule):
     Flags `#if`/`#ifdef`/`#elif` tests of the deprecated `__HIP_PLATFORM_HCC__`, `__HIP_PLATFORM_NVCC__`
     or `HIP_PLATFORM_HCC` that do not also test `__HIP_PLATFORM_AMD__`, `USE_ROCM` or another current macro.
 
-    Not flagged: an `#ifndef` of the old name whose one arm only defines it (a shim for code that still reads it).
+    Not flagged: an `#ifndef` of the old name whose one arm only defines it (a shim for code that still reads it),
+    nor a test whose ROCm arm holds only `static_assert`s and whose other arms nothing: ROCm 6 skips a check, no code.
 
     The code such a test gates is analysed as its author meant it: the `#else` of `#ifdef __HIP_PLATFORM_HCC__`
     as NVIDIA-only (other rules do not report its `_sync` masks or PTX), its first arm as ROCm code. This report
@@ -116,6 +122,8 @@ class HipPlatformHcc(ConditionRule, Rule):
         # The deprecated names themselves do not count as the ROCm alternative.
         if macro is None or not self._candidate(directive, ctx, ignore=_DEPRECATED, also=_CURRENT, as_compiled=True):
             return
+        if only_assertions_lost(self._chains(ctx).arms_of(directive), ctx):
+            return  # ROCm 6 only skips the `static_assert` meant for it: no code differs
         # Every `defined(<old name>)` of the chain gains `|| defined(<current name>)`, the old name kept for
         # ROCm < 6; a value test (`__HIP_PLATFORM_HCC__ == 1`) gets no fix.
         fix = self._chain_rewrite(directive, ctx, PLATFORM_ALTERNATIVES)
@@ -176,6 +184,16 @@ HipPlatformHcc.valid = (
         __device__ const char* kPlatform = "__HIP_PLATFORM_HCC__";
         """,
     ),
+    # ROCm 6 skips only a compile-time check: no arm holds code.
+    Valid(
+        """
+        #ifdef __HIP_PLATFORM_HCC__
+        static_assert(std::is_empty<TempStorage>::value, "no temp storage");
+        #else
+        // NVIDIA's TempStorage is not empty
+        #endif
+        """,
+    ),
     Valid(
         """
         #ifndef USE_ROCM
@@ -187,6 +205,17 @@ HipPlatformHcc.valid = (
     ),
 )
 HipPlatformHcc.invalid = (
+    # ROCm 6 now checks the assertion written for NVIDIA's 32-lane warp.
+    Invalid(
+        """
+        #ifdef __HIP_PLATFORM_HCC__
+        static_assert(kWarp == 64, "wavefront");
+        #else
+        static_assert(kWarp == 32, "warp");
+        #endif
+        """,
+        expect=("1:1-1:28",),
+    ),
     # A hand-ported HIP source: ROCm 6 compiles the `*_sync` arm with its 32-bit mask.
     Invalid(
         """

@@ -200,6 +200,49 @@ def test_a_makefile_run_with_f_hipifying_a_folder_makes_only_that_folder_hipifie
     }
 
 
+_STATIC_RULES_MAKEFILE = """
+HIPCCFLAGS += -DXYZ_HIP
+cuda_src := $(wildcard src/cuda/*.cu)
+cuda_hdr := $(wildcard src/cuda/*.cuh)
+hip_src := $(patsubst src/cuda/%.cu,src/hip/%.hip.cc,$(cuda_src))
+hip_hdr := $(patsubst src/cuda/%.cuh,src/hip/%.hip.hh,$(cuda_hdr))
+host_src := $(patsubst src/cuda/%.cu,host/%.cc,$(cuda_src))
+
+$(hip_src): src/hip/%.hip.cc: src/cuda/%.cu.md5 | src/hip
+$(hip_hdr): src/hip/%.hip.hh: src/cuda/%.cuh.md5 | src/hip
+$(host_src): host/%.cc: src/cuda/%.cu
+
+$(hip_src) $(hip_hdr):
+\t$(hipify) $(basename $<) > $@
+
+$(host_src) other:
+\tcp $< $@
+"""
+
+
+def test_static_pattern_rules_whose_recipe_runs_hipify_make_their_source_folder_hipified(tmp_path):
+    # make runs the recipe of `$(hip_src) $(hip_hdr):` for the targets its static pattern rules made from
+    # `src/cuda/`: that folder is hipified, and the HIP copies the project committed from it are hipify's, not a
+    # hand-written twin, so an include hipify swaps is left out in the folder as in any other it rewrites. A rule
+    # naming a target no static pattern rule made (`other`) hipifies nothing.
+    facts = makefile_facts("GNUmakefile", _STATIC_RULES_MAKEFILE)
+    assert facts.hipify_folders == (("src/cuda", "GNUmakefile:14: hipifies src/cuda/ for ROCm"),)
+    header = "#pragma once\n#include <cuComplex.h>\n"
+    root = write_tree(
+        tmp_path,
+        {
+            "GNUmakefile": _STATIC_RULES_MAKEFILE,
+            "src/cuda/util.cuh": header,
+            "src/cuda/k.cu": '#include "util.cuh"\n__global__ void k() {}\n',
+            "src/hip/util.hip.hh": "#pragma once\n#include <hip/hip_complex.h>\n",
+            "src/hip/k.hip.cc": '#include "util.hip.hh"\n__global__ void k() {}\n',
+        },
+    )
+    project = CudaProject.build(root)
+    assert project.view(str(root / "src/cuda/util.cuh")).hipified.endswith("hipifies src/cuda/ for ROCm")
+    assert [d.code for d in Engine().check_path(root / "src/cuda/util.cuh", Settings(root=root)).diagnostics] == []
+
+
 _JIT_MODULE = """
 import os
 import torch

@@ -10,6 +10,7 @@ import pytest
 
 from rocmlint.config import Settings
 from rocmlint.cuda.build_files import (
+    SourceFunctions,
     cmake_facts,
     cmake_glob_functions,
     cmake_source_functions,
@@ -1100,7 +1101,7 @@ def test_cmake_source_functions_follow_wrappers_and_global_properties():
           show(${ARGN})
         endfunction()
         """
-    assert cmake_source_functions([text]) == {"add_to_property", "add_lib_sources", "add_gpu_sources"}
+    assert cmake_source_functions([text]).names == {"add_to_property", "add_lib_sources", "add_gpu_sources"}
 
 
 def test_cmake_macros_handing_a_named_parameter_to_a_target_list_sources(tmp_path):
@@ -1114,7 +1115,7 @@ def test_cmake_macros_handing_a_named_parameter_to_a_target_list_sources(tmp_pat
           message(STATUS "${name}=${value}")
         endfunction()
         """
-    assert cmake_source_functions([text]) == {"add_example"}
+    assert cmake_source_functions([text]).names == {"add_example"}
     root = write_tree(
         tmp_path,
         {
@@ -1132,6 +1133,41 @@ def test_cmake_macros_handing_a_named_parameter_to_a_target_list_sources(tmp_pat
     assert interop.base_evidence == "examples/interop/CMakeLists.txt:2: the build compiles it for NVIDIA only"
     assert _codes(root, "examples/interop/main.cpp") == []
     assert _codes(root, "examples/plain.cpp") == [("ROC204", 1)]
+
+
+def test_a_source_function_placing_its_arguments_in_a_folder_of_its_own_names_files_there(tmp_path):
+    # `register_backend(cuda CUDA CudaBackend.cu)` lists `src/cuda/CudaBackend.cu`: the body spells the folder, the
+    # call only the file's name, which names the project file ending so. Listed for NVIDIA only, ROCm never builds it;
+    # a function placing its arguments in the calling file's own folder keeps the call's paths as they are.
+    module = """
+        macro(register_backend NAME DEFINE)
+          list(APPEND BACKENDS "${NAME}")
+          list(APPEND BACKEND_SOURCES "src/${NAME}/${ARGN}")
+        endmacro()
+        function(add_here)
+          list(APPEND HERE_SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/${ARGN})
+        endfunction()
+        """
+    functions = cmake_source_functions([textwrap.dedent(module)])
+    assert functions == SourceFunctions(frozenset({"register_backend", "add_here"}), frozenset({"register_backend"}))
+    root = write_tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": "project(demo LANGUAGES CXX)\ninclude(cmake/backends.cmake)\n"
+            "register_backend(hip HIP HipBackend.cpp)\nregister_backend(cuda CUDA CudaBackend.cu)\n"
+            "register_backend(serial SERIAL SerialBackend.cpp)\n",
+            "cmake/backends.cmake": module,
+            "src/cuda/CudaBackend.cu": "#include <nvml.h>\nint f() { return 0; }\n",
+            "src/hip/HipBackend.cpp": "#include <hip/hip_runtime.h>\nint f() { return 0; }\n",
+            "src/serial/SerialBackend.cpp": "#include <cuda_runtime_api.h>\nint g() { return 0; }\n",
+        },
+    )
+    project = CudaProject.build(root)
+    cuda = project.view(str(root / "src/cuda/CudaBackend.cu"))
+    assert cuda.base.on_rocm is False
+    assert cuda.base_evidence == "CMakeLists.txt:4: the build compiles it for NVIDIA only"
+    assert _codes(root, "src/cuda/CudaBackend.cu") == []
+    assert _codes(root, "src/serial/SerialBackend.cpp") == [("ROC204", 1)]
 
 
 def test_a_cuda_folder_whose_hip_twin_hipify_fills_is_compiled_on_rocm(tmp_path):
@@ -2236,7 +2272,7 @@ def test_sources_after_a_keyword_naming_a_vendor_in_a_project_function_are_that_
         endfunction()
         """
     functions = cmake_source_functions([textwrap.dedent(module)])
-    assert functions == {"demo_add_test", "demo_add_mpi_test"}
+    assert functions.names == {"demo_add_test", "demo_add_mpi_test"}
     calls = textwrap.dedent(
         """
         demo_add_mpi_test(t MPI CPP_SOURCE_FILES main.cpp CUDA_CU_SOURCE_FILES put.cu HIP_CPP_SOURCE_FILES put_hip.cpp)

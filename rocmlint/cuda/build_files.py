@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from typing import NamedTuple
 
 from rocmlint.cuda.cmake_filelists import bzl_list_read, bzl_strings, bzl_text
 from rocmlint.cuda.cmake_projects import unadded_projects, unread_cmake_files
@@ -877,11 +878,23 @@ _CUDA_LANGUAGE = re.compile(
 )
 
 
+class SourceFunctions(NamedTuple):
+    """The project's CMake functions that list sources (`cmake_source_functions`), and those of them whose body
+    places its arguments in a folder of its own (`list(APPEND XYZ_SOURCES "src/${NAME}/${ARGN}")`): a call's
+    bare file name names a file of a folder the call does not spell."""
+
+    names: frozenset[str] = frozenset()
+    under_own_folder: frozenset[str] = frozenset()
+
+
+NO_SOURCE_FUNCTIONS = SourceFunctions()
+
+
 def cmake_facts(
     path: str,
     text: str,
     root: str = "",
-    source_functions: frozenset[str] = frozenset(),
+    source_functions: SourceFunctions = NO_SOURCE_FUNCTIONS,
     glob_functions: frozenset[str] = frozenset(),
     off_on_rocm: frozenset[str] = frozenset(),
     unrun: UnrunCmake = RUNS_EVERYTHING,
@@ -900,8 +913,9 @@ def cmake_facts(
     language and never HIP (`if(USE_X) enable_language(CUDA)`), and one `off_on_rocm` (its default is off where
     the build targets HIP, see `cmake_switches_off_on_rocm`) open NVIDIA blocks too. A call of one of the project's
     `glob_functions` (`my_glob(GLOB VAR dir/*.cu)`, see `cmake_glob_functions`) globs as `file(GLOB ...)` does. A
-    `.cmake` module's relative paths are relative to the folder of the file including it, not known here: they name
-    the project files ending so (`ANYWHERE`). Sources named in code that never runs, or in a list nothing that runs
+    `.cmake` module's relative paths are relative to the folder of the file including it, and those a call hands a
+    source function placing them in a folder of its own (`SourceFunctions.under_own_folder`) to that folder: neither
+    is known here, so they name the project files ending so (`ANYWHERE`). Sources named in code that never runs, or in a list nothing that runs
     reads (`unrun`, see `cmake_unrun`), are `unbuilt`. A `.cmake` module the build reads only in one vendor's code
     (`include(xyz-cutlass)` inside `if(USE_CUTLASS)`, a CUDA switch) is that vendor's (`included_for`)."""
     hip, cuda = bool(_HIP_LANGUAGE.search(text)), bool(_CUDA_LANGUAGE.search(text))
@@ -1019,7 +1033,7 @@ def cmake_facts(
                 SourceSet(probe, vendor, path, line) for probe in _probe_sources(arguments, source_values, path, root)
             ]
             sources += [_anywhere(s) if included_module and not s.pattern.startswith("/") else s for s in probes]
-        elif name in _CMAKE_SOURCE_COMMANDS | _CMAKE_MODULE_COMMANDS or name in source_functions:
+        elif name in _CMAKE_SOURCE_COMMANDS | _CMAKE_MODULE_COMMANDS or name in source_functions.names:
             vendor = _block_vendor(blocks, file_vendor)
             words = [word.strip('"') for word in arguments.split()]
             if name != "set":
@@ -1028,7 +1042,7 @@ def cmake_facts(
                 words = [_in_build_folder(word, root) for word in words]
             removed = name == "list" and words[:1] == ["REMOVE_ITEM"]
             variable = (words[1:2] if name == "list" else words[:1] if name == "set" else [""])[0] if words else ""
-            keyword_vendors = _keyword_vendors(words) if name in source_functions else [None] * len(words)
+            keyword_vendors = _keyword_vendors(words) if name in source_functions.names else [None] * len(words)
             listed = [
                 SourceSet(w, vendor or keyword_vendor, path, line, removed, variable)
                 for w, keyword_vendor in zip(words, keyword_vendors, strict=True)
@@ -1038,7 +1052,9 @@ def cmake_facts(
                 SourceSet(source, vendor or switch_vendor, path, line, removed, variable)
                 for source, switch_vendor in _vendor_switched_sources(words)
             ]
-            sources += [_anywhere(s) if included_module else s for s in listed]
+            # A function placing its arguments in a folder of its own names files whose folder the call leaves out.
+            elsewhere_placed = included_module or name in source_functions.under_own_folder
+            sources += [_anywhere(s) if elsewhere_placed else s for s in listed]
         sources[first_source:] = [_unbuilt(s, never_runs, unrun) for s in sources[first_source:]]
     if module_vendor is not None:
         sources = [replace(s, standalone=True) for s in sources]
@@ -1662,7 +1678,7 @@ def cmake_filelist_functions(texts: Iterable[str], bzl_texts: Mapping[str, str])
     return found
 
 
-def cmake_source_functions(texts: Iterable[str]) -> frozenset[str]:
+def cmake_source_functions(texts: Iterable[str]) -> SourceFunctions:
     """The project's CMake functions and macros that pass their arguments to a source list or target
     (`function(my_add_sources)` whose body runs `list(APPEND SRCS ${ARGN})`, `macro(add_example target file)`
     whose body runs `add_executable(${target} ${file})`, loops over `${ARGN}` and appends each,
@@ -1670,6 +1686,7 @@ def cmake_source_functions(texts: Iterable[str]) -> frozenset[str]:
     `my_add_sources(a.cu b.cu)`, lists sources as `list(APPEND ...)` does. Lowercase (CMake command names are
     case-insensitive). Read over every CMake file: a `.cmake` module defines what the `CMakeLists.txt` files call."""
     passes_arguments_to: dict[str, set[str]] = {}  # function -> the commands its body hands its arguments to
+    under_own_folder: set[str] = set()
     for text in texts:
         current, arguments_seen = "", _ARGUMENT_LIST
         for command, arguments, _ in _cmake_commands(text):
@@ -1692,12 +1709,26 @@ def cmake_source_functions(texts: Iterable[str]) -> frozenset[str]:
                 arguments_seen = re.compile(rf"{_ARGUMENT_LIST.pattern}|\$\{{{loop}\}}")
             elif current and arguments_seen.search(arguments) and _appends(name, arguments):
                 passes_arguments_to[current].add(name)
+                if _placed_in_a_folder(arguments, arguments_seen):
+                    under_own_folder.add(current)
     appending = _CMAKE_SOURCE_COMMANDS | {"set_property"}
     found = {function for function, commands in passes_arguments_to.items() if commands & appending}
     # A wrapper that hands its arguments to a source function is one too (to a fixed point: wrappers of wrappers).
     while wrappers := {f for f, commands in passes_arguments_to.items() if f not in found and commands & found}:
         found |= wrappers
-    return frozenset(found)
+    return SourceFunctions(frozenset(found), frozenset(under_own_folder & found))
+
+
+def _placed_in_a_folder(arguments: str, arguments_seen: re.Pattern[str]) -> bool:
+    """Whether a command of a function body spells an argument after a folder other than the calling file's own
+    (`"src/${NAME}/${ARGN}"`, not `${CMAKE_CURRENT_SOURCE_DIR}/${ARGN}`)."""
+    for word in arguments.split():
+        argument = arguments_seen.search(word)
+        if argument is None or not word[: argument.start()].strip('"').endswith("/"):
+            continue
+        if not _CURRENT_FOLDER.fullmatch(word[: argument.start()].strip('"')):
+            return True
+    return False
 
 
 def _parsed_prefix(arguments: str) -> str:
@@ -1998,19 +2029,19 @@ def makefile_facts(path: str, text: str, root: str = "", read_elsewhere: frozens
     recipes = frozenset(line for line, _ in lines if raw[line - 1].startswith("\t"))
     defines: list[BuildDefine] = []
     hipified: dict[str, str] = {}  # folder -> evidence
-    rule_source = ""  # the source folder of the pattern rule whose recipe follows, "" after any other line
+    rule_sources: tuple[str, ...] = ()  # the source folders of the pattern rule whose recipe follows
+    static_sources: dict[str, str] = {}  # a target of a static pattern rule -> the folder it is made from
     blocks: list[list[str | None]] = []  # per open block: [vendor of its current arm, vendor of its `else`]
     blocks_by_line: dict[int, str | None] = {}  # line -> the vendor of the blocks around it
     for line, logical in lines:
         blocks_by_line[line] = _block_vendor(blocks, None)
         if line in recipes:  # a recipe: the shell gets its `#`, no comment to make
             defines += _configured_by_sed(raw[line - 1], _block_vendor(blocks, file_vendor), path, line)
-            if rule_source and _HIPIFY_RUN.search(logical):
-                folder = os.path.normpath(os.path.join(os.path.dirname(path), rule_source))
-                hipified.setdefault(folder, f"{path}:{line}: hipifies {rule_source}/ for ROCm")
-        else:
-            rule = _PATTERN_RULE.match(logical)
-            rule_source = rule.group(1) if rule is not None else rule_source if not logical.strip() else ""
+            for source in rule_sources if _HIPIFY_RUN.search(logical) else ():
+                folder = os.path.normpath(os.path.join(os.path.dirname(path), source))
+                hipified.setdefault(folder, f"{path}:{line}: hipifies {source}/ for ROCm")
+        elif logical.strip():
+            rule_sources = _rule_sources(logical, static_sources)
         conditional = _MAKE_CONDITIONAL.match(logical)
         stripped = logical.strip()
         if conditional is not None:
@@ -2172,9 +2203,32 @@ def _make_arm_vendors(conditional: re.Match[str]) -> tuple[str | None, str | Non
     return named, _other_vendor(named)
 
 
-# A pattern rule making a file of one folder from the same-stemmed file of another (`out_hip/%.cpp: src/%.cpp`),
-# and a recipe line running a hipify tool (`$(HIPIFY) $< > $@`, `hipify-perl`, `hipify-clang`).
+def _rule_sources(logical: str, static_sources: dict[str, str]) -> tuple[str, ...]:
+    """The folders whose same-stemmed files the rule starting at `logical` makes its targets from (() for any other
+    line): a pattern rule's (`out_hip/%.cpp: src/%.cpp`), a static pattern rule's (`$(HIP_SRC): hip/%.cc: cuda/%.cu`,
+    remembered in `static_sources` per target), or those of the static pattern rules that made every target of a
+    rule giving their recipe apart (`$(HIP_SRC) $(HIP_HDR):` and a recipe): make runs it for each of them."""
+    rule = _PATTERN_RULE.match(logical)
+    if rule is not None:
+        return (rule.group(1),)
+    static = _STATIC_PATTERN_RULE.match(logical)
+    if static is not None:
+        static_sources.update(dict.fromkeys(static.group(1).split(), static.group(2)))
+        return (static.group(2),)
+    explicit = _EXPLICIT_RULE.match(logical)
+    targets = explicit.group(1).split() if explicit is not None else []
+    if not targets or any(target not in static_sources for target in targets):
+        return ()
+    return tuple(dict.fromkeys(static_sources[target] for target in targets))
+
+
+# A pattern rule making a file of one folder from the same-stemmed file of another (`out_hip/%.cpp: src/%.cpp`), a
+# static pattern rule doing so for the targets it names first (`$(HIP_SRC): out_hip/%.cc: src/%.cu`), any other rule
+# (`targets: prerequisites`, not an assignment), and a recipe line running a hipify tool (`$(HIPIFY) $< > $@`,
+# `hipify-perl`, `hipify-clang`).
 _PATTERN_RULE = re.compile(r"^\s*[^\s:=#]*%[^\s:=]*\s*:\s*([^\s%:=$]+)/%")
+_STATIC_PATTERN_RULE = re.compile(r"^\s*([^:=#%]+?)\s*:\s*[^\s:=]*%[^\s:=]*\s*:\s*([^\s%:=$|]+)/%")
+_EXPLICIT_RULE = re.compile(r"^\s*([^:=#%]+?)\s*:(?![:=])")
 _HIPIFY_RUN = re.compile(r"(?i)hipify")
 
 

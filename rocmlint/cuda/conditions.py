@@ -1302,9 +1302,16 @@ def _arm_text(arm: Directive, ctx: CudaContext) -> bytes:
 
 
 def _written_for_rocm(arm: Directive, ctx: CudaContext) -> bool:
-    """An arm naming ROCm's API (`arm_vendor`), or the HSA runtime's and no NVIDIA API."""
+    """An arm naming ROCm's API (`arm_vendor`), or the HSA runtime's and no NVIDIA API, or one its author's opening
+    comment says is for HIP (`// For HIP, use our implementation`)."""
     text = _arm_text(arm, ctx)
+    if _SAID_FOR_ROCM.match(text) is not None:
+        return True
     return arm_vendor(text) == "rocm" or (_HSA_API.search(text) is not None and arm_vendor(text) is None)
+
+
+# An arm opening with a comment that says what it is for: `// For HIP, use our implementation ...`, `/* on ROCm */`.
+_SAID_FOR_ROCM = re.compile(rb"\s*(?://|/\*)[^\n]*?\b(?:[Ff]or|[Oo]n) (?:HIP|ROCm|AMD)\b")
 
 
 def _names_definitions_only_in(arm: Directive, others: list[Directive], ctx: CudaContext) -> bool:
@@ -1378,6 +1385,24 @@ def holds_only_pragmas(directive: Directive, ctx: CudaContext) -> bool:
     for line in arm_text(directive, ctx).splitlines():
         match = _PRAGMA_LINE.fullmatch(line) if line.strip() else None
         if line.strip() and (match is None or not _macro_is_pragma(match.group("macro"), directive, ctx)):
+            return False
+    return True
+
+
+# An arm holding only static assertions (`static_assert(std::is_empty<T>::value, "...");`), or nothing: checks made
+# at compile time, no code.
+_ASSERTIONS_ONLY = re.compile(r"(?:\s*static_assert\s*\([^;]*\)\s*;)*\s*")
+
+
+def only_assertions_lost(arms: list[Directive], ctx: CudaContext) -> bool:
+    """Whether the arms the chain's tests mean for ROCm hold only static assertions and every other arm holds
+    nothing (comments only): a test that no longer picks ROCm's arm (a stale `__HIP_PLATFORM_HCC__`) then makes ROCm
+    skip a compile-time check and compile no other code. A non-empty arm left to NVIDIA would be new code on ROCm,
+    an assertion written for NVIDIA among it."""
+    for arm in arms:
+        text = arm_text(arm, ctx)
+        meant_for_rocm = arm_branch(arm, ctx).on_rocm is True
+        if text.strip() if not meant_for_rocm else not _ASSERTIONS_ONLY.fullmatch(text):
             return False
     return True
 

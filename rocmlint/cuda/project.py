@@ -1707,21 +1707,27 @@ class CudaProject:
 
     def _left_to_nvidia(self, path: str) -> str:
         """Why the ROCm port left the file at `path` to NVIDIA, "" when nothing shows it did: the ROCm build does not
-        compile it (`_base`: built for NVIDIA only), it has a hand-written HIP twin (`_hip_twin`) and no source list of
-        the ROCm build names it (`_listed_for_rocm`), or it is a header
+        compile it (`_base`: built for NVIDIA only), it has a hand-written HIP twin (`_hip_twin`), no source list of
+        the ROCm build names it (`_listed_for_rocm`) and no build step hipifies its folder, or it is a header
         and every file including it was left so (remembered; a header on an include cycle counts as not left while its
         own answer is being found)."""
         if path in self._left:
             return self._left[path]
         self._left[path] = ""
         base, why = self._base(path, frozenset())
-        if base.on_rocm is not False:
-            why = "" if self._listed_for_rocm(path) else self._hip_twin_evidence(path)
+        if base.on_rocm is not False and not self._listed_for_rocm(path) and not self._hipified_by_its_build(path):
+            why = self._hip_twin_evidence(path)
         includers = self._includer_files(path)
         if not why and includers and all(self._left_to_nvidia(i) for i in includers):
             why = f"every file including it is left to NVIDIA ({self._relative(includers[0])}: {self._left[includers[0]]})"
         self._left[path] = why
         return why
+
+    def _hipified_by_its_build(self, path: str) -> bool:
+        """Whether a step of the build hipifies the folder holding `path` (`BuildFacts.hipify_folders`: a Makefile rule
+        writing `hip/%.hip.cc` from `cuda/%.cu` with hipify-perl): a HIP copy of the file in the tree is what that
+        step wrote and the project committed, not a hand-written twin; ROCm compiles the file as hipify rewrites it."""
+        return any(path.startswith(os.path.abspath(folder) + os.sep) for folder, _ in self.build_facts.hipify_folders)
 
     def _listed_for_rocm(self, path: str) -> bool:
         """Whether a source list of a build system that builds ROCm names the file itself, for ROCm or whatever the
