@@ -692,3 +692,56 @@ def test_made_for_nvidia_only_forward(forward: str, nvidia_only: bool) -> None:
     """FP8 weights a module makes in `__init__` for a `forward` that first calls a package with no ROCm build."""
     snippet = parse(_Q8_LINEAR.replace("FORWARD", forward))
     assert fp8.made_for_nvidia_only_forward(snippet.ctx, snippet.node("D", ast.Name)) is nvidia_only
+
+
+@pytest.mark.parametrize(
+    ("body", "dead"),
+    [
+        pytest.param("dtype = D\ncheck(q)\n", True, id="never-read"),
+        pytest.param("dtype = D\n# q.view(dtype)\nreturn q\n", True, id="read-only-in-a-comment"),
+        pytest.param("if q:\n    dtype = D\nelse:\n    check(dtype)\n", True, id="read-in-the-other-branch"),
+        pytest.param("check(dtype)\ndtype = D\n", True, id="read-before"),
+        pytest.param("dtype = D\nreturn q.view(dtype)\n", False, id="read-later"),
+        pytest.param("if q:\n    dtype = D\ncheck(dtype)\n", False, id="read-after-the-branch"),
+        pytest.param("for x in q:\n    check(dtype)\n    dtype = D\n", False, id="read-in-the-next-pass"),
+        pytest.param("f = lambda: dtype\ndtype = D\nreturn f()\n", False, id="read-by-a-lambda-called-later"),
+        pytest.param("dtype = D\nreturn locals()\n", False, id="locals"),
+    ],
+)
+def test_never_read(body: str, dead: bool) -> None:
+    """An FP8 dtype assigned to a def's variable nothing reads afterwards makes no tensor."""
+    snippet = parse("import torch\ndef check_cache(q, dtype):\n" + textwrap.indent(body, "    "))
+    assert fp8.never_read(snippet.ctx, snippet.node("D", ast.Name)) is dead
+
+
+def test_a_module_variable_may_be_read_elsewhere() -> None:
+    snippet = parse("import torch\nFP8 = D\n")
+    assert not fp8.never_read(snippet.ctx, snippet.node("D", ast.Name))
+
+
+@pytest.mark.parametrize(
+    ("body", "fake"),
+    [
+        pytest.param("return Float8FakeQuantizeConfig(dtype=D)\n", True, id="keyword"),
+        pytest.param(
+            "dt = None\nif fp8:\n    dt = D\nkwargs = {'group_size': 32}\nif dt is not None:\n"
+            "    kwargs['activation_dtype'] = dt\nreturn Int4WeightFakeQuantizeConfig(**kwargs)\n",
+            True,
+            id="through-a-keyword-dict",
+        ),
+        pytest.param("return fake_quantize_fp8(x, out_dtype=D)\n", True, id="op"),
+        pytest.param("return Float8FakeQuantizeConfig(granularity=D)\n", False, id="not-a-dtype-keyword"),
+        pytest.param("return Float8QuantizeConfig(dtype=D)\n", False, id="real-quantization"),
+        pytest.param(
+            "kwargs = {}\nkwargs['dtype'] = D\nquantize_(model, **kwargs)\nreturn FakeQuantizeConfig(**kwargs)\n",
+            False,
+            id="dict-also-unpacked-elsewhere",
+        ),
+        pytest.param("dt = D\nif dt is not None:\n    pass\n", False, id="only-compared"),
+        pytest.param("dt = D\ncfg = FakeQuantizeConfig(dtype=dt)\nreturn x.to(dt)\n", False, id="also-cast"),
+    ],
+)
+def test_fake_quantized(body: str, fake: bool) -> None:
+    """An FP8 dtype only configuring fake quantizations (QAT rounds to it and back in the compute dtype)."""
+    snippet = parse("import torch\ndef qat_config(x, fp8, model):\n" + textwrap.indent(body, "    "))
+    assert fp8.fake_quantized(snippet.ctx, snippet.node("D", ast.Name)) is fake
