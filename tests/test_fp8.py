@@ -745,3 +745,33 @@ def test_fake_quantized(body: str, fake: bool) -> None:
     """An FP8 dtype only configuring fake quantizations (QAT rounds to it and back in the compute dtype)."""
     snippet = parse("import torch\ndef qat_config(x, fp8, model):\n" + textwrap.indent(body, "    "))
     assert fp8.fake_quantized(snippet.ctx, snippet.node("D", ast.Name)) is fake
+
+
+@pytest.mark.parametrize(
+    ("body", "exported"),
+    [
+        pytest.param("q = w.to(D)\nreturn {'': q.reshape(n, k).cpu()}\n", True, id="local-moved-to-cpu"),
+        pytest.param("return {'': w.to(D).contiguous().cpu()}\n", True, id="moved-at-once"),
+        pytest.param("q = w.to(D)\nreturn {'': q.cpu(), 'raw': q}\n", False, id="also-kept-on-the-gpu"),
+        pytest.param("q = w.to(D)\nreturn (q * 2).cpu()\n", False, id="computed-with-first"),
+        pytest.param("q = w.to(D).cpu()\nreturn q.cuda()\n", False, id="moved-back"),
+    ],
+)
+def test_exported_to_cpu(body: str, exported: bool) -> None:
+    """FP8 quantized for a checkpoint and moved to the CPU, in a file writing checkpoints and multiplying no matrices."""
+    code = "import torch\nfrom safetensors.torch import save_file\ndef requant(w, n, k):\n"
+    snippet = parse(code + textwrap.indent(body, "    ") + "def write(t, path):\n    save_file(t, path)\n")
+    assert fp8.exported_to_cpu(snippet.ctx, snippet.node("D", ast.Name)) is exported
+
+
+@pytest.mark.parametrize(
+    ("tail", "exported"),
+    [
+        pytest.param("", False, id="no-checkpoint-written"),
+        pytest.param("save_file(t, path)\ny = torch.mm(a, b)\n", False, id="multiplies-matrices"),
+    ],
+)
+def test_exported_to_cpu_needs_a_checkpoint_writer_without_gemms(tail: str, exported: bool) -> None:
+    code = "import torch\nfrom safetensors.torch import save_file\ndef requant(w):\n    return w.to(D).cpu()\n"
+    snippet = parse(code + "def write(t, path, a, b):\n" + textwrap.indent(tail or "pass\n", "    "))
+    assert fp8.exported_to_cpu(snippet.ctx, snippet.node("D", ast.Name)) is exported

@@ -290,6 +290,18 @@ VALID = (
             return Float8FakeQuantizeConfig(dtype=torch.float8_e4m3fn)
         """,
     ),
+    # Re-quantized for a checkpoint and moved to the CPU in a file writing checkpoints (fp8.exported_to_cpu).
+    Valid(
+        """
+        import torch
+        from safetensors.torch import save_file
+        def requantize(w, scale_inv):
+            q = (w / scale_inv).clamp_(-448, 448).to(torch.float8_e4m3fn)
+            return {"": q.reshape(w.shape).cpu(), "_scale_inv": scale_inv.cpu()}
+        def write_shard(tensors, path):
+            save_file(tensors, path)
+        """,
+    ),
     # A UI's option table: labels spelling the dtype for settings that hold it (fp8_data.named_by_text).
     Valid(
         """
@@ -306,6 +318,28 @@ VALID = (
 INVALID = (
     # `torch.cuda.is_available()` is true on ROCm: not a gate.
     Invalid("import torch\nif torch.cuda.is_available():\n    FP8 = torch.float8_e4m3fn\n", expect=("3:11-3:30",)),
+    # Beside a checkpoint writer, FP8 also multiplied or moved back to the GPU.
+    Invalid(
+        """
+        import torch
+        from safetensors.torch import save_file
+        def requantize(w, scale_inv):
+            q = (w / scale_inv).to(torch.float8_e4m3fn)
+            return {"": q.cpu(), "check": torch._scaled_mm(q, q.t(), scale_inv, scale_inv)}
+        """,
+        expect=("4:28-4:47",),
+    ),
+    Invalid(
+        """
+        import torch
+        from safetensors.torch import save_file
+        def reload(w):
+            q = w.to(torch.float8_e4m3fn).cpu()
+            save_file({"w": q}, "w.safetensors")
+            return q.cuda()
+        """,
+        expect=("4:14-4:33",),
+    ),
     # A variable read later, a dtype both fake-quantized and cast to, a label not spelling the dtype.
     Invalid(
         """

@@ -104,6 +104,8 @@ _ARCH_SELECTION_MARKERS = ("fnuz", "gfx")
 _CHECKPOINT_WRITERS = frozenset(
     {"torch.save", "safetensors.torch.save_file", "safetensors.torch.save_model", "safetensors.numpy.save_file"}
 )
+# Tensor methods that reshape or reinterpret a tensor where it is, without arithmetic on its elements.
+_IN_PLACE_OF_DATA = frozenset({"view", "reshape", "contiguous", "detach", "clone", "flatten", "t", "transpose"})
 _FP8_ONLY_STORED: weakref.WeakKeyDictionary[PythonContext, bool] = weakref.WeakKeyDictionary()
 _HANDLES_FNUZ_SPLIT: weakref.WeakKeyDictionary[PythonContext, bool] = weakref.WeakKeyDictionary()
 # Methods that add their arguments to a collection (`ok.append(torch.float8_e4m3fn)`).
@@ -440,7 +442,8 @@ def encoding_neutral_use(ctx: PythonContext, node: ast.expr) -> bool:
     allow-lists (the dtype is matched against, not produced), `finfo(...).bits` (the same for both formats), the
     `finfo(...).tiny`/`.eps` of a 4-bit float format's block scales (`_SMALLEST_FINFO`),
     places whose spec fixes OCP FP8 (`ocp_by_spec`), a storage dtype (`storage_only`), a variable nothing reads
-    afterwards (`never_read`), FP8 only handled as data
+    afterwards (`never_read`), a fake quantization's (`fake_quantized`), a tensor quantized for a checkpoint and
+    moved to the CPU (`exported_to_cpu`), FP8 only handled as data
     (`fp8_data.fp8_as_data`: a table translating a name into the dtype, a feature probe), and FP8 data made and kept
     on the CPU (`cpu_data`)."""
     if is_inspected(ctx, node) or in_allow_list(ctx, node) or cpu_data(ctx, node) or in_gpu_free_test(ctx, node):
@@ -455,7 +458,7 @@ def encoding_neutral_use(ctx: PythonContext, node: ast.expr) -> bool:
         return True
     if fp4_block_scales(ctx, member) or saved_and_cast_back(ctx, member) or never_read(ctx, member):
         return True
-    if fake_quantized(ctx, member):
+    if fake_quantized(ctx, member) or exported_to_cpu(ctx, member):
         return True
     finfo = finfo_of(ctx, member)
     used = ctx.parent(finfo) if finfo is not None else None
@@ -564,6 +567,68 @@ def _ancestors_below(ctx: PythonContext, node: ast.AST, top: ast.AST) -> Iterato
         if ancestor is top:
             return
         yield ancestor
+
+
+def exported_to_cpu(ctx: PythonContext, node: ast.AST) -> bool:
+    """`node` is the dtype of `x.to(node)` whose tensor, directly or through a def's local variable, is only moved to
+    the CPU (`q.reshape(shape).cpu()`: methods that only reshape it first), in a file that writes checkpoints
+    (`torch.save`, safetensors' `save_file`), multiplies no matrices and is no test (whose saved model feeds the
+    compute it tests): quantized for export, in the OCP interchange format of the files it writes. PyTorch casts
+    elementwise, the same on every GPU."""
+    cast = ctx.parent(node)
+    if not isinstance(cast, ast.Call) or cast.args[:1] != [node] or last_name(cast.func) != "to":
+        return False
+    if ctx.in_test_suite or multiplies_matrices(ctx) or not _writes_checkpoints(ctx):
+        return False
+    statement = ctx.parent(cast)
+    if not isinstance(statement, ast.Assign) or statement.value is not cast:
+        return _moved_to_cpu(ctx, cast)
+    targets = assignment_targets(statement)
+    if len(targets) != 1 or not isinstance(targets[0], ast.Name):
+        return False
+    binding = ctx.semantic.lookup(targets[0].id, targets[0])
+    if binding is None or binding.kind != "value" or not isinstance(binding.scope.node, FUNCTION_DEFS):
+        return False
+    reads = ctx.semantic.reads(targets[0].id, binding)
+    return bool(reads) and all(_moved_to_cpu(ctx, read) for read in reads)
+
+
+def _writes_checkpoints(ctx: PythonContext) -> bool:
+    calls = (node for node in ctx.semantic.parents if isinstance(node, ast.Call))
+    return any(ctx.qualified_name(call.func) in _CHECKPOINT_WRITERS for call in calls)
+
+
+def _moved_to_cpu(ctx: PythonContext, tensor: ast.AST) -> bool:
+    """`tensor`, after methods that only reshape it (`_IN_PLACE_OF_DATA`), is moved to the CPU by `.cpu()`."""
+    while True:
+        method = ctx.parent(tensor)
+        call = ctx.parent(method) if isinstance(method, ast.Attribute) and method.value is tensor else None
+        if not isinstance(call, ast.Call) or call.func is not method:
+            return False
+        assert isinstance(method, ast.Attribute)
+        if method.attr == "cpu":
+            return not _moved_back(ctx, call)
+        if method.attr not in _IN_PLACE_OF_DATA:
+            return False
+        tensor = call
+
+
+def _moved_back(ctx: PythonContext, moved: ast.Call) -> bool:
+    """`moved` (`q.cpu()`) is assigned to a local variable a read of which is moved again (`q.cuda()`, `q.to(...)`)."""
+    statement = ctx.parent(moved)
+    if not isinstance(statement, ast.Assign) or statement.value is not moved or len(statement.targets) != 1:
+        return False
+    target = statement.targets[0]
+    if isinstance(target, ast.Subscript):
+        return False  # `state[key] = q.cpu()`: into a collection, as saved
+    binding = ctx.semantic.lookup(target.id, target) if isinstance(target, ast.Name) else None
+    if binding is None or not isinstance(target, ast.Name):
+        return True  # `self.w = q.cpu()`: module state, which may move on
+    for read in ctx.semantic.reads(target.id, binding):
+        method = ctx.parent(read)
+        if isinstance(method, ast.Attribute) and method.value is read and method.attr in ("cuda", "to"):
+            return True
+    return False
 
 
 def fp8_only_stored(ctx: PythonContext) -> bool:
