@@ -40,26 +40,28 @@ class Fp8Dtype(Rule):
     not selected per GPU architecture; also looked up by name (`getattr(torch, "float8_e4m3fn", None)`) and the same dtypes of JAX (`jnp.float8_e4m3fn`)
     and ml_dtypes (`ml_dtypes.float8_e5m2`).
 
-    Not flagged: the `fnuz` dtypes; comparisons (`x.dtype == torch.float8_e4m3fn`, `x.dtype in (...)`, a def's variable
-    only compared); `isinstance`; lookup tables (dict keys, subscripts `PEAK_TOPS[torch.float8_e4m3fn]`, sets,
+    Not flagged: the `fnuz` dtypes; comparisons (`x.dtype == torch.float8_e4m3fn`, `in`, a def's variable only
+    compared); `isinstance`; lookup tables (dict keys, subscripts `PEAK_TOPS[torch.float8_e4m3fn]`, sets,
     `frozenset(...)`, tuples and lists named `*ALLOWED*`/`*SUPPORTED*`/`*VALID*` or only read with `in`, a format's type
     codes like `F8_E4M3` or another library's dtypes (`dtypes.float8_e4m3`); in a file calling no
     `*mm`/`*gemm*`/`*matmul*`, tables, decoders and switches naming the dtype, `{"float8_e4m3fn": torch.float8_e4m3fn}`,
-    `if args.fp8_e4m3fn: return ...`); feature probes (`if getattr(torch, "float8_e5m2", None):`); text (`str()`,
-    `print`, logging, f-strings); values read back at once (`.view(torch.uint8).item()`); dtype metadata (`.itemsize`,
-    `torch.finfo(...).bits`); MX formats, OCP by their spec (`elem_dtype=`, an MX config's
-    `activation_dtype=`/`weight_dtype=`, `MXFPInferenceConfig(...)`, a def or module named `*mxfp8*`/`*_mx_*`, a def
-    whose names or strings say MX or E8M0); `storage_dtype=` beside `compute_dtype=` (layerwise casting),
-    `weight_dtype=` of `*WeightOnly*`; `torch.finfo(torch.float8_e5m2)` (same max as e5m2fnuz); collections and branches
-    that also name `fnuz` or test a `gfx` arch (not one behind a flag only ever False), tables given `fnuz` entries
-    later, lists also `.append`ed a `fnuz` dtype; a default overridden with `fnuz`; a def that converts to `fnuz` on
-    ROCm; FP8 data made and kept on the CPU (`.cpu()`, a test's factory without a device; a test naming no GPU, CUDA or
-    device but the CPU, nor do its helpers, without tensor fixtures); NVFP4 block scales (`sc.to(...)` in a file naming
-    FP4, a def's dtype variable only making them); an activation kept in FP8 for an autograd `backward` that casts it
-    back first; FP8 only stored in a file calling no `*mm`/`*gemm*`/`*matmul*`: a `__main__` script (no test) saving
-    checkpoints, a `forward` or linear method's `apply(self, layer, x)` upcasting its weight to the input's (cast) type;
-    code after a call into a package with no ROCm build (`deep_gemm` even try-imported, `torch.ops._C.cutlass_*`),
-    weights for a `forward` calling one; ROCm-gated code; nothing if `target-archs` names no gfx94x (gfx950/gfx12 OCP).
+    labels `{"float8-e5m2": (..., False)}`, `if args.fp8_e4m3fn: return ...`); feature probes
+    (`if getattr(torch, "float8_e5m2", None):`); text (`str()`, `print`, logging, f-strings); values read back at once
+    (`.view(torch.uint8).item()`); dtype metadata (`.itemsize`, `torch.finfo(...).bits`); MX formats, OCP by their spec
+    (`elem_dtype=`, an MX config's `activation_dtype=`/`weight_dtype=`, `MXFPInferenceConfig(...)`, a def or module
+    named `*mxfp8*`/`*_mx_*`, a def whose names or strings say MX or E8M0); `storage_dtype=` beside `compute_dtype=`
+    (layerwise casting), a def's variable nothing reads later; QAT's fake quantization
+    (`Float8FakeQuantizeConfig(dtype=...)`, `**kwargs`); `weight_dtype=` of `*WeightOnly*`; `finfo(torch.float8_e5m2)`
+    (e5m2fnuz's max too); collections and branches that also name `fnuz` or test a `gfx` arch (not one behind a flag
+    only ever False), tables given `fnuz` entries later, lists also `.append`ed a `fnuz` dtype; a default overridden
+    with `fnuz`; a def that converts to `fnuz` on ROCm; FP8 data made and kept on the CPU (`.cpu()`, a test's factory
+    without a device; a test and helpers naming no device but the CPU, no tensor fixture); NVFP4 block scales
+    (`sc.to(...)` in a file naming FP4, a def's dtype variable only making them); an activation kept in FP8 for an
+    autograd `backward` that casts it back first; FP8 only stored in a file calling no `*mm`/`*gemm*`/`*matmul*`: a
+    script or module (no test) saving checkpoints (`__main__`; or a tensor only moved to the CPU), a `forward` or linear
+    method's `apply(self, layer, x)` upcasting its weight to the input's (cast) type; code after a call into a package
+    with no ROCm build (`deep_gemm` even try-imported, `torch.ops._C.cutlass_*`), weights for a `forward` calling one;
+    ROCm-gated code; nothing if `target-archs` names no gfx94x (gfx950/gfx12 OCP).
 
     ## Why is this bad on ROCm?
     MI300 (gfx940-gfx942) implements only the FNUZ FP8 encodings (`torch.float8_e4m3fnuz`, `torch.float8_e5m2fnuz`);
@@ -361,8 +363,6 @@ Fp8Dtype.invalid = (
         """,
         expect=("2:36-2:55", "2:57-2:74"),
     ),
-    # `torch.cuda.is_available()` is true on ROCm: not a gate.
-    Invalid("import torch\nif torch.cuda.is_available():\n    FP8 = torch.float8_e4m3fn\n", expect=("3:11-3:30",)),
     # Spellings the trigger pattern must still reach: a value next to a comparator, an operand the next
     # line continues, a name split over a line continuation.
     Invalid(

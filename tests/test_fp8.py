@@ -692,3 +692,86 @@ def test_made_for_nvidia_only_forward(forward: str, nvidia_only: bool) -> None:
     """FP8 weights a module makes in `__init__` for a `forward` that first calls a package with no ROCm build."""
     snippet = parse(_Q8_LINEAR.replace("FORWARD", forward))
     assert fp8.made_for_nvidia_only_forward(snippet.ctx, snippet.node("D", ast.Name)) is nvidia_only
+
+
+@pytest.mark.parametrize(
+    ("body", "dead"),
+    [
+        pytest.param("dtype = D\ncheck(q)\n", True, id="never-read"),
+        pytest.param("dtype = D\n# q.view(dtype)\nreturn q\n", True, id="read-only-in-a-comment"),
+        pytest.param("if q:\n    dtype = D\nelse:\n    check(dtype)\n", True, id="read-in-the-other-branch"),
+        pytest.param("check(dtype)\ndtype = D\n", True, id="read-before"),
+        pytest.param("dtype = D\nreturn q.view(dtype)\n", False, id="read-later"),
+        pytest.param("if q:\n    dtype = D\ncheck(dtype)\n", False, id="read-after-the-branch"),
+        pytest.param("for x in q:\n    check(dtype)\n    dtype = D\n", False, id="read-in-the-next-pass"),
+        pytest.param("f = lambda: dtype\ndtype = D\nreturn f()\n", False, id="read-by-a-lambda-called-later"),
+        pytest.param("dtype = D\nreturn locals()\n", False, id="locals"),
+    ],
+)
+def test_never_read(body: str, dead: bool) -> None:
+    """An FP8 dtype assigned to a def's variable nothing reads afterwards makes no tensor."""
+    snippet = parse("import torch\ndef check_cache(q, dtype):\n" + textwrap.indent(body, "    "))
+    assert fp8.never_read(snippet.ctx, snippet.node("D", ast.Name)) is dead
+
+
+def test_a_module_variable_may_be_read_elsewhere() -> None:
+    snippet = parse("import torch\nFP8 = D\n")
+    assert not fp8.never_read(snippet.ctx, snippet.node("D", ast.Name))
+
+
+@pytest.mark.parametrize(
+    ("body", "fake"),
+    [
+        pytest.param("return Float8FakeQuantizeConfig(dtype=D)\n", True, id="keyword"),
+        pytest.param(
+            "dt = None\nif fp8:\n    dt = D\nkwargs = {'group_size': 32}\nif dt is not None:\n"
+            "    kwargs['activation_dtype'] = dt\nreturn Int4WeightFakeQuantizeConfig(**kwargs)\n",
+            True,
+            id="through-a-keyword-dict",
+        ),
+        pytest.param("return fake_quantize_fp8(x, out_dtype=D)\n", True, id="op"),
+        pytest.param("return Float8FakeQuantizeConfig(granularity=D)\n", False, id="not-a-dtype-keyword"),
+        pytest.param("return Float8QuantizeConfig(dtype=D)\n", False, id="real-quantization"),
+        pytest.param(
+            "kwargs = {}\nkwargs['dtype'] = D\nquantize_(model, **kwargs)\nreturn FakeQuantizeConfig(**kwargs)\n",
+            False,
+            id="dict-also-unpacked-elsewhere",
+        ),
+        pytest.param("dt = D\nif dt is not None:\n    pass\n", False, id="only-compared"),
+        pytest.param("dt = D\ncfg = FakeQuantizeConfig(dtype=dt)\nreturn x.to(dt)\n", False, id="also-cast"),
+    ],
+)
+def test_fake_quantized(body: str, fake: bool) -> None:
+    """An FP8 dtype only configuring fake quantizations (QAT rounds to it and back in the compute dtype)."""
+    snippet = parse("import torch\ndef qat_config(x, fp8, model):\n" + textwrap.indent(body, "    "))
+    assert fp8.fake_quantized(snippet.ctx, snippet.node("D", ast.Name)) is fake
+
+
+@pytest.mark.parametrize(
+    ("body", "exported"),
+    [
+        pytest.param("q = w.to(D)\nreturn {'': q.reshape(n, k).cpu()}\n", True, id="local-moved-to-cpu"),
+        pytest.param("return {'': w.to(D).contiguous().cpu()}\n", True, id="moved-at-once"),
+        pytest.param("q = w.to(D)\nreturn {'': q.cpu(), 'raw': q}\n", False, id="also-kept-on-the-gpu"),
+        pytest.param("q = w.to(D)\nreturn (q * 2).cpu()\n", False, id="computed-with-first"),
+        pytest.param("q = w.to(D).cpu()\nreturn q.cuda()\n", False, id="moved-back"),
+    ],
+)
+def test_exported_to_cpu(body: str, exported: bool) -> None:
+    """FP8 quantized for a checkpoint and moved to the CPU, in a file writing checkpoints and multiplying no matrices."""
+    code = "import torch\nfrom safetensors.torch import save_file\ndef requant(w, n, k):\n"
+    snippet = parse(code + textwrap.indent(body, "    ") + "def write(t, path):\n    save_file(t, path)\n")
+    assert fp8.exported_to_cpu(snippet.ctx, snippet.node("D", ast.Name)) is exported
+
+
+@pytest.mark.parametrize(
+    ("tail", "exported"),
+    [
+        pytest.param("", False, id="no-checkpoint-written"),
+        pytest.param("save_file(t, path)\ny = torch.mm(a, b)\n", False, id="multiplies-matrices"),
+    ],
+)
+def test_exported_to_cpu_needs_a_checkpoint_writer_without_gemms(tail: str, exported: bool) -> None:
+    code = "import torch\nfrom safetensors.torch import save_file\ndef requant(w):\n    return w.to(D).cpu()\n"
+    snippet = parse(code + "def write(t, path, a, b):\n" + textwrap.indent(tail or "pass\n", "    "))
+    assert fp8.exported_to_cpu(snippet.ctx, snippet.node("D", ast.Name)) is exported

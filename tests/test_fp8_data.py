@@ -54,6 +54,18 @@ def _as_data(code: str) -> list[bool]:
         pytest.param(
             """
             import torch
+            OPTIONS = {
+                "float8-e4m3fn (fp16 LoRA)": (torch.float8_e4m3fn, True),
+                "float8-e5m2": (torch.float8_e5m2, False),
+                "low bits": (torch.float8_e5m2, False),
+            }
+            """,
+            [True, True, False],
+            id="option-labels",
+        ),
+        pytest.param(
+            """
+            import torch
             DTYPE_MAP = {"float8_e4m3fn": torch.float8_e4m3fn}
             def run(a, b):
                 return torch.matmul(a.to(DTYPE_MAP["float8_e4m3fn"]), b)

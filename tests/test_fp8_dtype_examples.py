@@ -260,9 +260,103 @@ VALID = (
                 return nn.functional.linear(x.to(dtype=out_dtype), dequantized, bias)
         """,
     ),
+    # A variable left behind when the code reading it was commented out (fp8.never_read): it makes no tensor.
+    Valid(
+        """
+        import torch
+        def test_reshape_and_cache(kv_cache, ref_kv_cache, kv_cache_dtype, dtype):
+            if kv_cache_dtype == "fp8":
+                dtype = torch.float8_e4m3fn
+                # assert_close(kv_cache.view(dtype), ref_kv_cache.view(dtype))
+                torch.testing.assert_close(kv_cache, ref_kv_cache)
+            else:
+                assert_close(kv_cache, ref_kv_cache, dtype)
+        """,
+        path="tests/test_cache.py",
+    ),
+    # Fake quantization for QAT (fp8.fake_quantized): rounded to FP8 and back, computed in the compute dtype.
+    Valid(
+        """
+        import torch
+        def qat_config(weight_dtype, activation_dtype, group_size):
+            activation_dt = None
+            if activation_dtype == "fp8":
+                activation_dt = torch.float8_e4m3fn
+            kwargs = {"group_size": group_size}
+            if activation_dt is not None:
+                kwargs["activation_dtype"] = activation_dt
+            if weight_dtype == "int4":
+                return Int4WeightFakeQuantizeConfig(**kwargs)
+            return Float8FakeQuantizeConfig(dtype=torch.float8_e4m3fn)
+        """,
+    ),
+    # Re-quantized for a checkpoint and moved to the CPU in a file writing checkpoints (fp8.exported_to_cpu).
+    Valid(
+        """
+        import torch
+        from safetensors.torch import save_file
+        def requantize(w, scale_inv):
+            q = (w / scale_inv).clamp_(-448, 448).to(torch.float8_e4m3fn)
+            return {"": q.reshape(w.shape).cpu(), "_scale_inv": scale_inv.cpu()}
+        def write_shard(tensors, path):
+            save_file(tensors, path)
+        """,
+    ),
+    # A UI's option table: labels spelling the dtype for settings that hold it (fp8_data.named_by_text).
+    Valid(
+        """
+        import torch
+        storage_dtype_options = {
+            "Automatic": (None, False),
+            "float8-e4m3fn (fp16 LoRA)": (torch.float8_e4m3fn, True),
+            "float8-e5m2": (torch.float8_e5m2, False),
+        }
+        """,
+    ),
 )
 
 INVALID = (
+    # `torch.cuda.is_available()` is true on ROCm: not a gate.
+    Invalid("import torch\nif torch.cuda.is_available():\n    FP8 = torch.float8_e4m3fn\n", expect=("3:11-3:30",)),
+    # Beside a checkpoint writer, FP8 also multiplied or moved back to the GPU.
+    Invalid(
+        """
+        import torch
+        from safetensors.torch import save_file
+        def requantize(w, scale_inv):
+            q = (w / scale_inv).to(torch.float8_e4m3fn)
+            return {"": q.cpu(), "check": torch._scaled_mm(q, q.t(), scale_inv, scale_inv)}
+        """,
+        expect=("4:28-4:47",),
+    ),
+    Invalid(
+        """
+        import torch
+        from safetensors.torch import save_file
+        def reload(w):
+            q = w.to(torch.float8_e4m3fn).cpu()
+            save_file({"w": q}, "w.safetensors")
+            return q.cuda()
+        """,
+        expect=("4:14-4:33",),
+    ),
+    # A variable read later, a dtype both fake-quantized and cast to, a label not spelling the dtype.
+    Invalid(
+        """
+        import torch
+        def quantize(x, per_tensor):
+            dtype = torch.float8_e4m3fn
+            if per_tensor:
+                x = x * 2
+            return x.to(dtype)
+        def qat_and_cast(x):
+            dt = torch.float8_e4m3fn
+            cfg = Float8FakeQuantizeConfig(dtype=dt)
+            return cfg, x.to(dt)
+        LOW_BITS = {"low bits": (torch.float8_e5m2, False)}
+        """,
+        expect=("3:13-3:32", "8:10-8:29", "11:26-11:43"),
+    ),
     # The same method shape where the weight reaches a kernel as stored, or the input is quantized to FP8 too.
     Invalid(
         """
@@ -380,13 +474,13 @@ INVALID = (
     Invalid(
         """
         import torch
-        def fake_quant_config(kind):
+        def quant_config(kind):
             if kind == "mxfp4":
-                return MXFakeQuantizeConfig(block_size=32)
+                return MXQuantizeConfig(block_size=32)
             elif kind == "float8":
-                return Float8FakeQuantizeConfig(dtype=torch.float8_e4m3fn)
+                return Float8QuantizeConfig(dtype=torch.float8_e4m3fn)
         """,
-        expect=("6:47-6:66",),
+        expect=("6:43-6:62",),
     ),
     # Outside code written for ROCm, a class that names MX in another method says nothing of this def.
     Invalid(

@@ -32,7 +32,7 @@ from rocmlint.python.scopes import (
     positional_parameters,
     tests_main_module,
 )
-from rocmlint.python.semantic import FUNCTION_DEFS
+from rocmlint.python.semantic import DEFERRED_BODIES, FUNCTION_DEFS
 from rocmlint.python.uses import in_allow_list, is_inspected, outermost_collection_member
 from rocmlint.python.values import ASSIGNMENTS, assignment_targets
 
@@ -63,6 +63,14 @@ _STORAGE_KEYWORD, _COMPUTE_KEYWORD = "storage_dtype", "compute_dtype"
 # A weight-only quantization's configuration (torchao's `Float8WeightOnlyConfig(weight_dtype=...)`): its FP8 weights
 # are dequantized before a high-precision matmul.
 _WEIGHT_KEYWORD, _WEIGHT_ONLY = "weight_dtype", re.compile(r"weight_?only", re.IGNORECASE)
+# A fake quantization's configuration or op (torchao's `Float8FakeQuantizeConfig(dtype=...)`,
+# `torch.fake_quantize_per_tensor_affine`): values are rounded to the dtype and back, never computed with in it.
+_FAKE_QUANTIZE = re.compile(r"fake_?quantiz", re.IGNORECASE)
+_LOOP_STATEMENTS = (ast.For, ast.AsyncFor, ast.While)
+# Calls that read every local variable of the def they are in.
+_NAMESPACE_READERS = frozenset({"locals", "vars"})
+# What a dtype may be assigned as and still be followed: itself (`torch.float8_e4m3fn`), a name, a conditional's arms.
+_ASSIGNED_DTYPES = (ast.Attribute, ast.Name, ast.IfExp)
 # Conversions of a tensor to another floating-point dtype (`saved_and_cast_back`), and those dtypes by name.
 _CAST_METHODS = frozenset({"float", "half", "bfloat16", "double"})
 _FLOAT_DTYPES = frozenset({"float32", "float", "float16", "half", "bfloat16", "float64", "double"})
@@ -96,6 +104,8 @@ _ARCH_SELECTION_MARKERS = ("fnuz", "gfx")
 _CHECKPOINT_WRITERS = frozenset(
     {"torch.save", "safetensors.torch.save_file", "safetensors.torch.save_model", "safetensors.numpy.save_file"}
 )
+# Tensor methods that reshape or reinterpret a tensor where it is, without arithmetic on its elements.
+_IN_PLACE_OF_DATA = frozenset({"view", "reshape", "contiguous", "detach", "clone", "flatten", "t", "transpose"})
 _FP8_ONLY_STORED: weakref.WeakKeyDictionary[PythonContext, bool] = weakref.WeakKeyDictionary()
 _HANDLES_FNUZ_SPLIT: weakref.WeakKeyDictionary[PythonContext, bool] = weakref.WeakKeyDictionary()
 # Methods that add their arguments to a collection (`ok.append(torch.float8_e4m3fn)`).
@@ -431,7 +441,9 @@ def encoding_neutral_use(ctx: PythonContext, node: ast.expr) -> bool:
     """A use of an FP8 dtype where its encoding does not matter: comparisons, type checks, lookup tables and
     allow-lists (the dtype is matched against, not produced), `finfo(...).bits` (the same for both formats), the
     `finfo(...).tiny`/`.eps` of a 4-bit float format's block scales (`_SMALLEST_FINFO`),
-    places whose spec fixes OCP FP8 (`ocp_by_spec`), a storage dtype (`storage_only`), FP8 only handled as data
+    places whose spec fixes OCP FP8 (`ocp_by_spec`), a storage dtype (`storage_only`), a variable nothing reads
+    afterwards (`never_read`), a fake quantization's (`fake_quantized`), a tensor quantized for a checkpoint and
+    moved to the CPU (`exported_to_cpu`), FP8 only handled as data
     (`fp8_data.fp8_as_data`: a table translating a name into the dtype, a feature probe), and FP8 data made and kept
     on the CPU (`cpu_data`)."""
     if is_inspected(ctx, node) or in_allow_list(ctx, node) or cpu_data(ctx, node) or in_gpu_free_test(ctx, node):
@@ -444,13 +456,179 @@ def encoding_neutral_use(ctx: PythonContext, node: ast.expr) -> bool:
     member = outermost_collection_member(ctx, node)
     if ocp_by_spec(ctx, member) or storage_only(ctx, member) or in_format_dtype_table(ctx, member):
         return True
-    if fp4_block_scales(ctx, member) or saved_and_cast_back(ctx, member):
+    if fp4_block_scales(ctx, member) or saved_and_cast_back(ctx, member) or never_read(ctx, member):
+        return True
+    if fake_quantized(ctx, member) or exported_to_cpu(ctx, member):
         return True
     finfo = finfo_of(ctx, member)
     used = ctx.parent(finfo) if finfo is not None else None
     if not isinstance(used, ast.Attribute):
         return False
     return used.attr in _PORTABLE_FINFO or (used.attr in _SMALLEST_FINFO and _near_a_fp4_format(ctx, used))
+
+
+def fake_quantized(ctx: PythonContext, node: ast.AST) -> bool:
+    """`node` only configures fake quantizations: every use of it, through variables, is a dtype keyword of one
+    (`Float8FakeQuantizeConfig(dtype=node)`, `_FAKE_QUANTIZE`), an entry of a local dict only unpacked into one
+    (`kwargs["activation_dtype"] = dt`, then `Int4WeightFakeQuantizeConfig(**kwargs)`), or a comparison, and one is
+    not a comparison. Quantization-aware training rounds values to FP8 and back and computes in the high-precision
+    dtype: PyTorch converts elementwise, the same on every GPU."""
+
+    def visit(value: ast.AST) -> list[bool | None] | None:
+        holder = ctx.parent(value)
+        if isinstance(holder, ASSIGNMENTS) and holder.value is value and isinstance(value, _ASSIGNED_DTYPES):
+            return None  # followed to the reads of what it is assigned to
+        if isinstance(value, ast.Subscript) and isinstance(value.ctx, ast.Store):
+            return [_only_unpacked_into_fake_quantize(ctx, value.value)]
+        if _fake_quantize_dtype(ctx, value):
+            return [True]
+        return [None] if is_inspected(ctx, value) else [False]  # None: a comparison, no configuration
+
+    verdicts = value_uses(ctx, node, visit)
+    return False not in verdicts and True in verdicts
+
+
+def _fake_quantize_dtype(ctx: PythonContext, value: ast.AST) -> bool:
+    """`value` is a dtype keyword of a fake quantization's call (`Float8FakeQuantizeConfig(dtype=value)`)."""
+    keyword = ctx.parent(value)
+    call = ctx.parent(keyword) if isinstance(keyword, ast.keyword) else None
+    if not isinstance(call, ast.Call) or not isinstance(keyword, ast.keyword) or keyword.arg is None:
+        return False
+    return "dtype" in name_words(keyword.arg) and _FAKE_QUANTIZE.search(last_name(call.func)) is not None
+
+
+def _only_unpacked_into_fake_quantize(ctx: PythonContext, table: ast.expr) -> bool:
+    """`table` is a def's local dict whose every read (but its own entries' stores) is unpacked as the keyword
+    arguments of a fake quantization (`Int4WeightFakeQuantizeConfig(**kwargs)`)."""
+    if not isinstance(table, ast.Name):
+        return False
+    binding = ctx.semantic.lookup(table.id, table)
+    if binding is None or binding.kind != "value" or not isinstance(binding.scope.node, FUNCTION_DEFS):
+        return False
+    unpacked = 0
+    for read in ctx.semantic.reads(table.id, binding):
+        holder = ctx.parent(read)
+        if isinstance(holder, ast.Subscript) and isinstance(holder.ctx, ast.Store):
+            continue  # `kwargs[key] = ...`: an entry added
+        call = ctx.parent(holder) if isinstance(holder, ast.keyword) and holder.arg is None else None
+        if not isinstance(call, ast.Call) or _FAKE_QUANTIZE.search(last_name(call.func)) is None:
+            return False
+        unpacked += 1
+    return unpacked > 0
+
+
+def never_read(ctx: PythonContext, node: ast.AST) -> bool:
+    """`node` is the value of an assignment to a def's local variable that nothing reads afterwards (`dtype =
+    torch.float8_e4m3fn` left behind when the code using it was commented out): no read of the variable comes later
+    in the def, none in a loop around the assignment (the next pass), none in a def or lambda nested in it (it may
+    run later), and the def does not call `locals()`/`vars()`. The dtype makes no tensor."""
+    statement = ctx.parent(node)
+    if not isinstance(statement, (ast.Assign, ast.AnnAssign)) or statement.value is not node:
+        return False
+    targets = assignment_targets(statement)
+    if len(targets) != 1 or not isinstance(targets[0], ast.Name):
+        return False
+    binding = ctx.semantic.lookup(targets[0].id, targets[0])
+    if binding is None or binding.kind != "value":
+        return False
+    function = binding.scope.node
+    if not isinstance(function, FUNCTION_DEFS) or ctx.semantic.enclosing_scope_node(statement) is not function:
+        return False
+    if any(isinstance(call, ast.Call) and last_name(call.func) in _NAMESPACE_READERS for call in ast.walk(function)):
+        return False
+    loops = [ancestor for ancestor in ctx.ancestors(statement) if isinstance(ancestor, _LOOP_STATEMENTS)]
+    loops = [loop for loop in loops if ctx.semantic.is_within(loop, function)]
+    end = (statement.end_lineno or statement.lineno, statement.end_col_offset or 0)
+    for read in ctx.semantic.reads(targets[0].id, binding):
+        later = (read.lineno, read.col_offset) > end and not _in_other_branch(ctx, read, statement)
+        if later or any(ctx.semantic.is_within(read, loop) for loop in loops):
+            return False
+        if any(isinstance(ancestor, DEFERRED_BODIES) for ancestor in _ancestors_below(ctx, read, function)):
+            return False
+    return True
+
+
+def _in_other_branch(ctx: PythonContext, read: ast.AST, statement: ast.stmt) -> bool:
+    """`read` and `statement` lie in the two branches of one `if`: one runs, never both."""
+    for branch in ctx.ancestors(statement):
+        if isinstance(branch, ast.If) and ctx.semantic.is_within(read, branch):
+            arms = (branch.body, branch.orelse)
+            return any(_in_block(ctx, statement, a) and _in_block(ctx, read, b) for a, b in (arms, arms[::-1]))
+    return False
+
+
+def _in_block(ctx: PythonContext, node: ast.AST, block: list[ast.stmt]) -> bool:
+    return any(ctx.semantic.is_within(node, statement) for statement in block)
+
+
+def _ancestors_below(ctx: PythonContext, node: ast.AST, top: ast.AST) -> Iterator[ast.AST]:
+    """The ancestors of `node` below `top`."""
+    for ancestor in ctx.ancestors(node):
+        if ancestor is top:
+            return
+        yield ancestor
+
+
+def exported_to_cpu(ctx: PythonContext, node: ast.AST) -> bool:
+    """`node` is the dtype of `x.to(node)` whose tensor, directly or through a def's local variable, is only moved to
+    the CPU (`q.reshape(shape).cpu()`: methods that only reshape it first), in a file that writes checkpoints
+    (`torch.save`, safetensors' `save_file`), multiplies no matrices and is no test (whose saved model feeds the
+    compute it tests): quantized for export, in the OCP interchange format of the files it writes. PyTorch casts
+    elementwise, the same on every GPU."""
+    cast = ctx.parent(node)
+    if not isinstance(cast, ast.Call) or cast.args[:1] != [node] or last_name(cast.func) != "to":
+        return False
+    if ctx.in_test_suite or multiplies_matrices(ctx) or not _writes_checkpoints(ctx):
+        return False
+    statement = ctx.parent(cast)
+    if not isinstance(statement, ast.Assign) or statement.value is not cast:
+        return _moved_to_cpu(ctx, cast)
+    targets = assignment_targets(statement)
+    if len(targets) != 1 or not isinstance(targets[0], ast.Name):
+        return False
+    binding = ctx.semantic.lookup(targets[0].id, targets[0])
+    if binding is None or binding.kind != "value" or not isinstance(binding.scope.node, FUNCTION_DEFS):
+        return False
+    reads = ctx.semantic.reads(targets[0].id, binding)
+    return bool(reads) and all(_moved_to_cpu(ctx, read) for read in reads)
+
+
+def _writes_checkpoints(ctx: PythonContext) -> bool:
+    calls = (node for node in ctx.semantic.parents if isinstance(node, ast.Call))
+    return any(ctx.qualified_name(call.func) in _CHECKPOINT_WRITERS for call in calls)
+
+
+def _moved_to_cpu(ctx: PythonContext, tensor: ast.AST) -> bool:
+    """`tensor`, after methods that only reshape it (`_IN_PLACE_OF_DATA`), is moved to the CPU by `.cpu()`."""
+    while True:
+        method = ctx.parent(tensor)
+        call = ctx.parent(method) if isinstance(method, ast.Attribute) and method.value is tensor else None
+        if not isinstance(call, ast.Call) or call.func is not method:
+            return False
+        assert isinstance(method, ast.Attribute)
+        if method.attr == "cpu":
+            return not _moved_back(ctx, call)
+        if method.attr not in _IN_PLACE_OF_DATA:
+            return False
+        tensor = call
+
+
+def _moved_back(ctx: PythonContext, moved: ast.Call) -> bool:
+    """`moved` (`q.cpu()`) is assigned to a local variable a read of which is moved again (`q.cuda()`, `q.to(...)`)."""
+    statement = ctx.parent(moved)
+    if not isinstance(statement, ast.Assign) or statement.value is not moved or len(statement.targets) != 1:
+        return False
+    target = statement.targets[0]
+    if isinstance(target, ast.Subscript):
+        return False  # `state[key] = q.cpu()`: into a collection, as saved
+    binding = ctx.semantic.lookup(target.id, target) if isinstance(target, ast.Name) else None
+    if binding is None or not isinstance(target, ast.Name):
+        return True  # `self.w = q.cpu()`: module state, which may move on
+    for read in ctx.semantic.reads(target.id, binding):
+        method = ctx.parent(read)
+        if isinstance(method, ast.Attribute) and method.value is read and method.attr in ("cuda", "to"):
+            return True
+    return False
 
 
 def fp8_only_stored(ctx: PythonContext) -> bool:

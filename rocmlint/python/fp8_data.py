@@ -59,7 +59,7 @@ def fp8_as_data(ctx: PythonContext, node: ast.AST, name: str) -> bool:
 def named_by_text(ctx: PythonContext, node: ast.AST, name: str) -> bool:
     """`node` stands beside a string that names it (`_names_dtype`): the
     value of a dict entry or of a subscript store keyed by it (`DTYPES["float8_e4m3fn"] = node`), an element of a
-    tuple holding it (`("FLOAT8_E4M3", node)`), or returned under an `if` testing equality with it (a decoder: `if
+    tuple holding it (`("FLOAT8_E4M3", node)`) or of a tuple a dict entry keyed by it holds, or returned under an `if` testing equality with it (a decoder: `if
     dt == "F8_E4M3": return node, None, 1`) or a switch named for it (`if args.unet_in_fp8_e4m3fn: return node`):
     the text chose the format, the code only translates it. Not a variable
     assigned under such an `if` (`if bits == "e4m3": self.fp_dtype = node`): the code goes on to compute with it."""
@@ -72,17 +72,19 @@ def named_by_text(ctx: PythonContext, node: ast.AST, name: str) -> bool:
 def _names_dtype(text: str, name: str, fmt: str) -> bool:
     """`text` names the OCP dtype `name` itself: a stored format's upper-case type code of its format (`F8_E4M3`,
     `FLOAT8_E5M2`: OCP by the format's definition), or its own name in other text (`torch.float8_e4m3fn`,
-    `unet_in_fp8_e4m3fn`; `e4m3fn` is OCP's alone). Not a name that fits both encodings (`fp8_e4m3`, `fp8_e5m2`:
+    `unet_in_fp8_e4m3fn`, an option's label `float8-e5m2`; `e4m3fn` is OCP's alone). Not a name that fits both encodings (`fp8_e4m3`, `fp8_e5m2`:
     vLLM's kv-cache dtypes, which the table maps to OCP by its own choice)."""
     if "FNUZ" in text.upper():
         return False
     if _TYPE_CODE.match(text):
         return fmt.upper() in text
-    return (name.removeprefix("float8_") if name.endswith("fn") else name) in text.lower()
+    spelled = text.lower().replace("-", "_")  # `float8-e5m2`, an option's label, spells the name too
+    return (name.removeprefix("float8_") if name.endswith("fn") else name) in spelled
 
 
 def _paired_texts(ctx: PythonContext, node: ast.AST) -> list[str]:
-    """The strings `node` is paired with (`named_by_text`)."""
+    """The strings `node` is paired with (`named_by_text`); a tuple that is a dict's value is paired with its key
+    (`{"float8-e4m3fn (fp16 LoRA)": (torch.float8_e4m3fn, True)}`: an option's label and its settings)."""
     parent = ctx.parent(node)
     if isinstance(parent, ast.Dict):
         key = next((k for k, v in zip(parent.keys, parent.values, strict=True) if v is node), None)
@@ -92,6 +94,8 @@ def _paired_texts(ctx: PythonContext, node: ast.AST) -> list[str]:
     if isinstance(parent, ast.Tuple):
         texts = _strings(ctx, [element for element in parent.elts if element is not node])
         holder = ctx.parent(parent)
+        if isinstance(holder, ast.Dict):
+            return texts or _paired_texts(ctx, parent)  # `{"float8-e5m2": (torch.float8_e5m2, False)}`
         return texts or (_tested_texts(ctx, holder) if isinstance(holder, ast.Return) else [])
     return _tested_texts(ctx, parent) if isinstance(parent, ast.Return) else []
 
