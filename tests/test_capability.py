@@ -414,7 +414,12 @@ _TOOLKIT = "    from torch.utils.cpp_extension import CUDA_HOME\n    return CUDA
 @pytest.mark.parametrize(
     ("code", "false_anyway"),
     [
-        pytest.param("def ok():\n    if major >= 9:\n        return False\n" + _TOOLKIT, True, id="cuda-toolkit"),
+        pytest.param(
+            'def ok():\n    """Whether the kernel builds here."""\n    if major >= 9:\n        return False\n'
+            + _TOOLKIT,
+            True,
+            id="cuda-toolkit",
+        ),
         pytest.param(
             "def ok():\n    if major >= 9: return False\n    try:\n        import deep_gemm\n        return True\n"
             "    except ImportError:\n        return False\n",

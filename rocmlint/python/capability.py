@@ -402,6 +402,8 @@ def _without_effects(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     for found in ast.walk(function):
         if found is function or not isinstance(found, ast.stmt):
             continue
+        if isinstance(found, ast.Expr) and isinstance(found.value, ast.Constant):
+            continue  # a docstring
         if not isinstance(found, _PROBE_STATEMENTS):
             return False
         targets = (
