@@ -408,7 +408,8 @@ def test_only_picks_an_estimate(code: str, estimate: bool) -> None:
     assert capability.only_picks_an_estimate(snippet.ctx, snippet.node("major >= 9", ast.Compare)) is estimate
 
 
-_TOOLKIT = "    from torch.utils.cpp_extension import CUDA_HOME\n    return CUDA_HOME is not None\n"
+# The rest of a probe that answers False on ROCm: CUTLASS's CuTe DSL does not import there.
+_CUTLASS = "    try:\n        import cutlass\n        return True\n    except ImportError:\n        return False\n"
 
 
 @pytest.mark.parametrize(
@@ -416,9 +417,15 @@ _TOOLKIT = "    from torch.utils.cpp_extension import CUDA_HOME\n    return CUDA
     [
         pytest.param(
             'def ok():\n    """Whether the kernel builds here."""\n    if major >= 9:\n        return False\n'
-            + _TOOLKIT,
+            + _CUTLASS,
             True,
-            id="cuda-toolkit",
+            id="nvidia-only-import-after-a-docstring",
+        ),
+        pytest.param(
+            "def ok():\n    if major >= 9: return False\n    from torch.utils.cpp_extension import CUDA_HOME\n"
+            "    return CUDA_HOME is not None\n",
+            False,
+            id="a-cuda-toolkit-rocm-may-have-too",
         ),
         pytest.param(
             "def ok():\n    if major >= 9: return False\n    try:\n        import deep_gemm\n        return True\n"
@@ -428,15 +435,15 @@ _TOOLKIT = "    from torch.utils.cpp_extension import CUDA_HOME\n    return CUDA
         ),
         pytest.param("def ok():\n    if major >= 9: return False\n    return True\n", False, id="true-on-rocm"),
         pytest.param(
-            "def ok():\n    if major >= 9: return False\n    torch.backends.cuda.matmul.allow_tf32 = True\n" + _TOOLKIT,
+            "def ok():\n    if major >= 9: return False\n    torch.backends.cuda.matmul.allow_tf32 = True\n" + _CUTLASS,
             False,
             id="an-effect-it-lets-through",
         ),
         pytest.param(
-            "def ok():\n    if major >= 9:\n        warn()\n        return False\n" + _TOOLKIT, False, id="a-call"
+            "def ok():\n    if major >= 9:\n        warn()\n        return False\n" + _CUTLASS, False, id="a-call"
         ),
         pytest.param(
-            "class Probe:\n    def ok(self):\n        if major >= 9: return False\n        return CUDA_HOME is not None\n",
+            "class Probe:\n    def ok(self):\n        if major >= 9: return False\n        import cutlass\n        return True\n",
             False,
             id="a-method",
         ),

@@ -372,14 +372,19 @@ def only_picks_an_estimate(ctx: PythonContext, node: ast.AST) -> bool:
 def probe_false_on_rocm_anyway(ctx: PythonContext, node: ast.AST) -> bool:
     """`node`, a capability test, only picks an early `return` of a probe that answers False on ROCm whatever it picks:
 
-        def marlin_available() -> bool:
+        def fp4_available() -> bool:
             if torch.cuda.get_device_capability()[0] < 8:   # MI300X's 9.4 passes...
                 return False
-            return CUDA_HOME is not None                    # ...and the probe still answers False: no CUDA toolkit
+            try:
+                import cutlass.utils.blackwell_helpers      # ...and the probe still answers False: no CuTe DSL there
+                return True
+            except ImportError:
+                return False
 
     The probe is a module-level def made of tests, imports, names it binds and `return`s only (nothing it runs has
     an effect a test could let through), and the gate analysis finds every answer it gives on ROCm false
-    (`GateAnalyzer.symbol_value`: the code after an NVIDIA-only import or a CUDA toolkit lookup)."""
+    (`GateAnalyzer.symbol_value`: its `True` follows an NVIDIA-only import). A CUDA toolkit found (`CUDA_HOME`)
+    is no such answer: a ROCm machine may have one installed."""
     condition = whole_condition(ctx, node)
     chooser = ctx.parent(condition)
     if not (isinstance(chooser, ast.If) and chooser.test is condition):

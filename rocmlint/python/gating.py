@@ -72,10 +72,6 @@ _ROCM_NAMES = frozenset(
     }
 )
 _NVIDIA_NAMES = frozenset({"torch.version.cuda"})
-# Where torch found a CUDA toolkit (`$CUDA_HOME`, `$CUDA_PATH`, the folder above `nvcc` on the PATH, /usr/local/cuda),
-# None where there is none, as on a ROCm machine (ROCm's is `ROCM_HOME`): set only where nvcc is, like
-# `shutil.which("nvcc")`; whether an NVIDIA machine has the toolkit is not decided.
-_NVIDIA_TOOLKIT_NAMES = frozenset({"torch.utils.cpp_extension.CUDA_HOME"})
 # Triton's target helpers, evaluated for the compile target: false for every non-CUDA target (HIP included), and on
 # NVIDIA true or false by the architecture (`cuda_capability_geq(10, 0)` around PTX only Blackwell has).
 # True wherever a GPU of either vendor is present (HIP builds answer through torch.cuda).
@@ -1589,8 +1585,6 @@ class GateAnalyzer:
             return ROCM
         if qualified in _NVIDIA_NAMES:
             return NVIDIA
-        if qualified in _NVIDIA_TOOLKIT_NAMES:
-            return OFF_ROCM
         return UNKNOWN
 
     def _configured(self, qualified: str) -> Vendor | None:
