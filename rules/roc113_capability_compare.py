@@ -55,7 +55,8 @@ class CapabilityCompare(Rule):
     value on every AMD GPU met is Turing's (`!= (10, 0)`, `major >= 10`, `< (10, 0)` on CDNA's 9.0-9.5; a project naming
     an RDNA target such as `gfx1100`, or whose `target-archs` does, meets RDNA's 10.x-12.x outside its tests too); a
     skip of every AMD GPU (`major >= 9`) or of a test that stops on ROCm anyway, but not `skipif(cap != (9, 0))` (runs
-    on MI250); a def returning only floats by arch (a speed prior: `if major >= 9: return 5.0`).
+    on MI250); a def returning only floats by arch (a speed prior: `if major >= 9: return 5.0`); an early return of an
+    effect-free probe that answers False on ROCm whatever the test picks (it then imports an NVIDIA-only package).
 
     ## Why is this bad on ROCm?
     HIP reports the gfx IP version as the "compute capability": MI250 (gfx90a) is (9, 0), MI300X (gfx942) (9, 4), MI355X
@@ -100,12 +101,6 @@ class CapabilityCompare(Rule):
     def __init__(self) -> None:
         self._reported_conditions: set[ast.AST] = set()
 
-    def visit_Compare(self, node: ast.Compare, ctx: PythonContext) -> None:
-        self._check(node, ctx)
-
-    def visit_Subscript(self, node: ast.Subscript, ctx: PythonContext) -> None:
-        self._check(node, ctx)
-
     def _check(self, node: ast.Compare | ast.Subscript | ast.Call, ctx: PythonContext) -> None:
         """One diagnostic per condition: `major > 8 or (major == 8 and minor >= 9)` is one check."""
         test = arch_test(ctx, node)
@@ -117,10 +112,10 @@ class CapabilityCompare(Rule):
         self._reported_conditions.add(condition)
         if test.lookup:
             ctx.report(node, _LOOKUP_MESSAGE, gate_on=test.sources)
-        else:
-            ctx.report(
-                node, _COMPARISON_MESSAGE, gate_on=test.sources, fix=lambda: gate_condition(ctx, condition, _FIX)
-            )
+            return
+        ctx.report(node, _COMPARISON_MESSAGE, gate_on=test.sources, fix=lambda: gate_condition(ctx, condition, _FIX))
+
+    visit_Compare = visit_Subscript = _check
 
     def visit_Call(self, node: ast.Call, ctx: PythonContext) -> None:
         if last_name(node.func) == "get":
@@ -194,6 +189,10 @@ CapabilityCompare.valid = (
         def amd_gpu():
             return "gfx" in torch.cuda.get_device_properties(0).gcnArchName
         use_fp8 = not amd_gpu() and torch.cuda.get_device_capability() >= (8, 9)
+        def fp4_available() -> bool:  # an effect-free probe: CUTLASS's DSL does not import on ROCm, False there anyway
+            if torch.cuda.get_device_capability()[0] < 8: return False
+            import cutlass.utils.blackwell_helpers as helpers
+            return hasattr(helpers, "partition_fragment_SFA")
         # Versions only AMD GPUs report (MI300 9.4, MI355X 9.5), compared, listed or keyed: gfx IP versions on purpose.
         def is_gfx950():
             return (props.major, props.minor) == (9, 5) or props.major == 9 and props.minor == 5

@@ -408,6 +408,53 @@ def test_only_picks_an_estimate(code: str, estimate: bool) -> None:
     assert capability.only_picks_an_estimate(snippet.ctx, snippet.node("major >= 9", ast.Compare)) is estimate
 
 
+# The rest of a probe that answers False on ROCm: CUTLASS's CuTe DSL does not import there.
+_CUTLASS = "    try:\n        import cutlass\n        return True\n    except ImportError:\n        return False\n"
+
+
+@pytest.mark.parametrize(
+    ("code", "false_anyway"),
+    [
+        pytest.param(
+            'def ok():\n    """Whether the kernel builds here."""\n    if major >= 9:\n        return False\n'
+            + _CUTLASS,
+            True,
+            id="nvidia-only-import-after-a-docstring",
+        ),
+        pytest.param(
+            "def ok():\n    if major >= 9: return False\n    from torch.utils.cpp_extension import CUDA_HOME\n"
+            "    return CUDA_HOME is not None\n",
+            False,
+            id="a-cuda-toolkit-rocm-may-have-too",
+        ),
+        pytest.param(
+            "def ok():\n    if major >= 9: return False\n    try:\n        import deep_gemm\n        return True\n"
+            "    except ImportError:\n        return False\n",
+            True,
+            id="nvidia-only-import",
+        ),
+        pytest.param("def ok():\n    if major >= 9: return False\n    return True\n", False, id="true-on-rocm"),
+        pytest.param(
+            "def ok():\n    if major >= 9: return False\n    torch.backends.cuda.matmul.allow_tf32 = True\n" + _CUTLASS,
+            False,
+            id="an-effect-it-lets-through",
+        ),
+        pytest.param(
+            "def ok():\n    if major >= 9:\n        warn()\n        return False\n" + _CUTLASS, False, id="a-call"
+        ),
+        pytest.param(
+            "class Probe:\n    def ok(self):\n        if major >= 9: return False\n        import cutlass\n        return True\n",
+            False,
+            id="a-method",
+        ),
+    ],
+)
+def test_probe_false_on_rocm_anyway(code: str, false_anyway: bool) -> None:
+    """A capability test that only picks an early return of an effect-free probe ROCm answers False anyway."""
+    snippet = parse(_CAP + code)
+    assert capability.probe_false_on_rocm_anyway(snippet.ctx, snippet.node("major >= 9", ast.Compare)) is false_anyway
+
+
 def test_calls_of_another_modules_helper_that_is_false_on_rocm_are_not_reported(tmp_path: Path) -> None:
     """torchtitan's shape: the helper's own `torch.version.hip is None` conjunct makes it an NVIDIA-only test,
     so none of its callers (a branch, a flag, a skip decorator) selects an NVIDIA path on AMD GPUs."""

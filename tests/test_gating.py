@@ -3469,3 +3469,53 @@ def test_a_flag_hard_wired_off(code: str, read_elsewhere: _ReadBy | None, expect
     """`FLAG = False` once at module level, never rebound and read by no importer: `if FLAG:` never runs."""
     found = analyze(code, read_elsewhere=read_elsewhere)
     assert found.branch(found.hazard()) == expected
+
+
+def test_nvidias_name_in_the_gpus_name_is_off_rocm() -> None:
+    """No ROCm GPU's marketing name holds "nvidia" (`get_device_name`, the properties' `name`), followed through
+    case changes and a variable whose other values are constants without the word. "amd" in it decides nothing:
+    an unknown AMD GPU may report a bare PCI id."""
+    found = analyze(
+        """
+        import torch
+        from torch.cuda import get_device_name
+
+        try:
+            name = torch.cuda.get_device_name(0)
+        except Exception:
+            name = ""
+        if "nvidia" in name.lower():
+            HAZARD("lowered")
+        if "NVIDIA" in get_device_name().strip():
+            HAZARD("imported-query")
+        if "NVIDIA" in torch.cuda.get_device_properties(0).name:
+            HAZARD("properties")
+        if "nvidia" not in name.lower():
+            HAZARD("negated")
+        if "amd" in name.lower():
+            HAZARD("amd")
+        labelled = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "nvidia-default"
+        if "nvidia" in labelled.lower():
+            HAZARD("constant-with-the-word")
+        if "nvidia" in describe(0).lower():
+            HAZARD("unknown-query")
+        """
+    )
+    for nvidia_named in ("lowered", "imported-query", "properties"):
+        assert found.branch(found.hazard(nvidia_named)) == (False, True)
+    for undecided in ("negated", "amd", "constant-with-the-word", "unknown-query"):
+        assert found.branch(found.hazard(undecided)) == BOTH
+
+
+def test_a_found_cuda_toolkit_decides_nothing() -> None:
+    """torch's `CUDA_HOME` is set wherever a CUDA toolkit is found, a ROCm machine with one installed too (xformers'
+    setup.py chose its CUDA build by it on ROCm until it tested `torch.version.cuda`): no vendor test."""
+    found = analyze(
+        """
+        from torch.utils.cpp_extension import CUDA_HOME
+
+        if CUDA_HOME is not None:
+            HAZARD("toolkit")
+        """
+    )
+    assert found.branch(found.hazard("toolkit")) == BOTH

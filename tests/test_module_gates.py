@@ -1273,3 +1273,74 @@ def test_a_class_its_file_makes_only_on_nvidia_besides_its_own_methods_runs_ther
     assert _codes(root, "packed.py") == []
     ungated = write_tree(tmp_path / "ungated", {"packed.py": source.replace("torch.version.cuda", "data.is_cuda")})
     assert _codes(ungated, "packed.py") == [("ROC107", 6)]
+
+
+# --- a caller's dispatch by the GPU's name ------------------------------------------------------------------------
+GPU_MONITOR = """
+import torch
+
+device = None
+
+
+def gpu_metrics():
+    global device
+    if device is None:
+        try:
+            device = torch.cuda.get_device_name(torch.cuda.current_device())
+        except Exception:
+            device = ""
+    if "nvidia" in device.lower():
+        from pkg import nvml
+        return nvml.metrics()
+    elif "amd" in device.lower():
+        from pkg import rocm_smi
+        return rocm_smi.metrics()
+    return []
+"""
+NVML_MODULE = """
+def metrics():
+    import pynvml
+    pynvml.nvmlInit()
+    return [pynvml.nvmlDeviceGetCount()]
+
+
+if __name__ == "__main__":
+    import pynvml
+    pynvml.nvmlInit()
+    print(metrics())
+"""
+
+
+def test_a_module_imported_only_when_the_device_name_is_nvidias_runs_on_nvidia(tmp_path: Path) -> None:
+    """No ROCm GPU's name holds "nvidia"; the module's own `__main__` demo is no entry point on ROCm then."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/gpu.py": GPU_MONITOR,
+        "pkg/nvml.py": NVML_MODULE,
+        "pkg/rocm_smi.py": "def metrics():\n    return []\n",
+        "main.py": "from pkg.gpu import gpu_metrics\nprint(gpu_metrics())\n",
+    }
+    found = bases(tmp_path, files, "pkg/nvml.py", "pkg/rocm_smi.py")
+    assert found == [NVIDIA_ONLY, EVERYWHERE]
+
+
+@pytest.mark.parametrize(
+    ("test", "fallback"),
+    [
+        pytest.param('"amd" in device.lower()', '""', id="amds-name-is-no-vendor-test"),
+        pytest.param('"nvidia" in device.lower()', '"NVIDIA (unknown)"', id="a-fallback-holding-the-word"),
+        pytest.param('"nvidia" in device.lower()', "read_name()", id="a-fallback-not-known"),
+    ],
+)
+def test_a_main_module_imported_under_no_vendor_test_stays_an_entry_point(
+    tmp_path: Path, test: str, fallback: str
+) -> None:
+    monitor = GPU_MONITOR.replace('"nvidia" in device.lower()', test).replace('device = ""', f"device = {fallback}")
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/gpu.py": monitor,
+        "pkg/nvml.py": NVML_MODULE,
+        "pkg/rocm_smi.py": "def metrics():\n    return []\n",
+        "main.py": "from pkg.gpu import gpu_metrics\nprint(gpu_metrics())\n",
+    }
+    assert base(tmp_path, files, "pkg/nvml.py") == EVERYWHERE

@@ -346,7 +346,7 @@ def harmless_on_rocm(ctx: PythonContext, node: ast.AST, sources: Sequence[ast.AS
         return True
     if never_read(ctx, node) or harmless_skip(ctx, node) or oldest_arm_on_amd(ctx, node):
         return True
-    return only_picks_an_estimate(ctx, node)
+    return only_picks_an_estimate(ctx, node) or probe_false_on_rocm_anyway(ctx, node)
 
 
 def only_picks_an_estimate(ctx: PythonContext, node: ast.AST) -> bool:
@@ -367,6 +367,60 @@ def only_picks_an_estimate(ctx: PythonContext, node: ast.AST) -> bool:
     returns = [found for found in ctx.semantic.descendants(function) if isinstance(found, ast.Return)]
     own = [found for found in returns if ctx.semantic.enclosing_scope_node(found) is function]
     return bool(own) and all(_float_constants(found.value) for found in own)
+
+
+def probe_false_on_rocm_anyway(ctx: PythonContext, node: ast.AST) -> bool:
+    """`node`, a capability test, only picks an early `return` of a probe that answers False on ROCm whatever it picks:
+
+        def fp4_available() -> bool:
+            if torch.cuda.get_device_capability()[0] < 8:   # MI300X's 9.4 passes...
+                return False
+            try:
+                import cutlass.utils.blackwell_helpers      # ...and the probe still answers False: no CuTe DSL there
+                return True
+            except ImportError:
+                return False
+
+    The probe is a module-level def made of tests, imports, names it binds and `return`s only (nothing it runs has
+    an effect a test could let through), and the gate analysis finds every answer it gives on ROCm false
+    (`GateAnalyzer.symbol_value`: its `True` follows an NVIDIA-only import). A CUDA toolkit found (`CUDA_HOME`)
+    is no such answer: a ROCm machine may have one installed."""
+    condition = whole_condition(ctx, node)
+    chooser = ctx.parent(condition)
+    if not (isinstance(chooser, ast.If) and chooser.test is condition):
+        return False
+    if not all(isinstance(statement, ast.Return) for statement in chooser.body):
+        return False
+    function = next((ancestor for ancestor in ctx.ancestors(node) if isinstance(ancestor, FUNCTION_DEFS)), None)
+    if function is None or ctx.parent(function) is not ctx.semantic.module or not _without_effects(function):
+        return False
+    answered = ctx.gates.symbol_value(function.name, called=True)
+    return answered is not None and answered.rocm is False
+
+
+# Statements a probe may hold: tests, imports, names bound, returns (their expressions are only evaluated).
+_PROBE_STATEMENTS = (ast.If, ast.Return, ast.Import, ast.ImportFrom, ast.Try, ast.Pass, ast.Assign, ast.AnnAssign)
+
+
+def _without_effects(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Every statement of `function` is one of `_PROBE_STATEMENTS`, every assignment binds plain names only."""
+    for found in ast.walk(function):
+        if found is function or not isinstance(found, ast.stmt):
+            continue
+        if isinstance(found, ast.Expr) and isinstance(found.value, ast.Constant):
+            continue  # a docstring
+        if not isinstance(found, _PROBE_STATEMENTS):
+            return False
+        targets = (
+            found.targets
+            if isinstance(found, ast.Assign)
+            else [found.target]
+            if isinstance(found, ast.AnnAssign)
+            else []
+        )
+        if not all(isinstance(target, ast.Name) for target in targets):
+            return False
+    return True
 
 
 def _float_constants(value: ast.expr | None) -> bool:

@@ -28,6 +28,7 @@ from typing import Any, Protocol
 from rocmlint.data import load
 from rocmlint.python.arch_tests import arch_name_truth, gfx_name_test
 from rocmlint.python.capability_values import on_every_cdna_gpu
+from rocmlint.python.device_names import names_nvidia_in_device_name
 from rocmlint.python.references import References
 from rocmlint.python.scopes import (
     COMPOUND_STATEMENTS,
@@ -1433,7 +1434,10 @@ class GateAnalyzer:
         )
 
     def _version_string_test(self, needle: ast.expr, haystack: ast.expr) -> Vendor:
-        """`"rocm" in torch.__version__`: ROCm wheels are versioned `2.5.1+rocm6.2`."""
+        """`"rocm" in torch.__version__`: ROCm wheels are versioned `2.5.1+rocm6.2`; `"nvidia" in
+        torch.cuda.get_device_name().lower()`: no ROCm GPU's name has NVIDIA's in it (device_names.py)."""
+        if names_nvidia_in_device_name(self.semantic, needle, haystack):
+            return OFF_ROCM
         literal = _string(needle)
         if literal is None or self.semantic.qualified_name(haystack) != "torch.__version__":
             return UNKNOWN

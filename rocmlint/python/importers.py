@@ -1266,7 +1266,7 @@ class ModuleReach:
             if self.index.finder.vendored(module):
                 self._entries[module] = (False, frozenset())
             elif self.index.is_entry(module):
-                self._entries[module] = (True, frozenset())
+                self._entries[module] = self._main_entry(module, importers)
             elif any(top_level and not self.index.may_exit(importer) for importer, top_level in importers.items()):
                 self._entries[module] = (False, frozenset())
             else:
@@ -1280,6 +1280,22 @@ class ModuleReach:
                         break
                 self._entries[module] = (not runs, frozenset(files))
         return self._entries[module]
+
+    def _main_entry(self, module: str, importers: Mapping[str, bool]) -> Answer:
+        """A module run as `__main__` is an entry point, unless the project imports it and only ever for NVIDIA:
+        a module every importer loads in an NVIDIA-only branch (`if "nvidia" in device_name: from . import nvml`)
+        is NVIDIA's module, and its `__main__` block that module's demo; where it runs is where its importers do."""
+        if not importers:
+            return True, frozenset()
+        files: set[str] = set(importers)
+        for importer, top_level in importers.items():
+            if top_level and not self.index.may_exit(importer):
+                return True, frozenset()
+            branch, gate_files = self._gate(importer, module)
+            files.update(gate_files)
+            if branch is None or branch.on_rocm is not False:
+                return True, frozenset()
+        return False, frozenset(files)
 
     def _gate(self, importer: str, imported: str) -> tuple[Branch | None, frozenset[str]]:
         key = (importer, imported)
