@@ -1407,10 +1407,26 @@ class CudaProject:
         deciding = [s for length, s in matching if length == most_specific]
         if any(self._vendor_of(s) != "nvidia" for s in deciding):
             return ""
+        if all(_build_system(s.path) == "cmake" for s in deciding) and self._extension_built_for_rocm(path):
+            return ""  # the pip build compiles it for ROCm too, whatever the CMake build does
         first = deciding[0]
         if all(s.unbuilt for s in deciding):
             return f"{self._relative(first.path)}:{first.line}: no build compiles it ({first.unbuilt})"
         return f"{self._relative(first.path)}:{first.line}: the build compiles it for NVIDIA only"
+
+    def _extension_built_for_rocm(self, path: str) -> bool:
+        """Whether a setup.py building torch CUDAExtensions from a folder above `path` may compile it on ROCm: it
+        computes its sources from globs (`glob(osp.join("csrc", "*.cpp"))`, then `osp.join(extensions_dir, "cuda",
+        f"{name}_cuda.cu")` per match), which no source list here can follow, and torch's extension build hipifies
+        and compiles every source it gets. A CMake build's NVIDIA-only source lists beside it (`csrc/cuda/*.cu`
+        under `if(WITH_CUDA)`, for a libtorch install) do not speak for that build."""
+        for folder in self.build_facts.extension_folders:
+            if not path.startswith(folder + os.sep):
+                continue
+            own = [s for s in self.build_facts.sources if os.path.dirname(s.path) == folder and s.path.endswith(".py")]
+            if own and all("*" in s.pattern for s in own):
+                return True
+        return False
 
     def _beside_its_hip_twin(self, path: str) -> str:
         """Evidence that ROCm compiles a hand-written HIP twin of a CUDA source instead of it: no build names, globs
