@@ -2635,3 +2635,37 @@ def test_a_header_too_large_for_the_model_is_still_checked_without_a_crash(tmp_p
         },
     )
     assert _codes(root, "Headers/big.h") == [("ROC201", 21_001), ("ROC210", 21_001)]
+
+
+def test_a_cuda_library_call_beside_the_projects_own_hip_spelling_macros_is_unported(tmp_path):
+    # The project ports by its own macros (a header spelling `gpuFree` as `hipFree` under the `USE_HIP` its HIP
+    # makefile defines): ROCm compiles the sources as written, so a cuFFT call the macros do not cover breaks there.
+    files = {
+        "src/makefile.hip": "CFLAGS = -O3 --offload-arch=gfx90a -DUSE_HIP\nall:\n\thipcc $(CFLAGS) main.cu pppm.cu\n",
+        "src/gpu_macro.cuh": """
+            #pragma once
+            #ifdef USE_HIP
+            #include <hip/hip_runtime.h>
+            #define gpuFree hipFree
+            #else
+            #define gpuFree cudaFree
+            #endif
+            """,
+        "src/pppm.cu": """
+            #include "gpu_macro.cuh"
+            #include <cufft.h>
+            void destroy(cufftHandle plan, void* mesh) {
+              gpuFree(mesh);
+              cufftDestroy(plan);
+            }
+            """,
+        "src/main.cu": "int main() { return 0; }\n",
+    }
+    root = write_tree(tmp_path / "macros", files)
+    view = CudaProject.build(root).view(str(root / "src/pppm.cu"))
+    assert view.rocm_spelling(frozenset({"hipFree"})) == "src/gpu_macro.cuh:4"
+    assert ("ROC247", 5) in _codes(root, "src/pppm.cu")
+    # Without the header's HIP spellings nothing says how the project ports: ROC216's checklist, off by default.
+    files["src/gpu_macro.cuh"] = "#pragma once\n#define gpuFree cudaFree\n"
+    plain = write_tree(tmp_path / "plain", files)
+    assert "ROC247" not in {code for code, _ in _codes(plain, "src/pppm.cu")}
