@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rocmlint.cuda.frontend import CudaContext, Node
+from rocmlint.cuda.frontend import Anchors, CudaContext, Node
 from rocmlint.cuda.hip_gaps import LIBRARY_NAMES, api_map, hip_api_names
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
@@ -46,16 +46,22 @@ class UnportedCudaCall(Rule):
     language = "cuda"
     triggers = (b"cuda", b"cublas", b"cusparse", b"cusolver", b"curand", b"cufft", b"nvrtc")
 
+    def visits_needed(self, ctx: CudaContext) -> dict[str, Anchors]:
+        """Calls, only in a file with portability macros that nothing hipifies (most files need no parse)."""
+        if ctx.hipified_build or not ctx.rocm_spelling(hip_api_names()):
+            return {}
+        return {"call_expression": None}
+
     def visit_call_expression(self, node: Node, ctx: CudaContext) -> None:
         name = ctx.call_name(node)
         if name is None:
             return
         hit = api_map().get(name.removeprefix("::"))
-        if hit is None or ctx.hipified_build:
-            return  # not a mapped CUDA function, or the build's hipify renames it
-        spelled_by = ctx.rocm_spelling(hip_api_names())
+        if hit is None:
+            return
+        spelled_by = "" if ctx.hipified_build else ctx.rocm_spelling(hip_api_names())
         if not spelled_by:
-            return  # no portability macros: a first port, whose calls ROC216 lists
+            return  # hipify renames it, or no portability macros: a first port, whose calls ROC216 lists
         hip, library = hit
         ctx.report(
             node,
