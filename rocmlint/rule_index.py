@@ -62,6 +62,7 @@ RULES = (
     ('ROC244', 'hipblas-differs', 'cuda', 'warning', 'none', True),
     ('ROC245', 'torch-hipify-gap', 'cuda', 'warning', 'none', False),
     ('ROC246', 'smem-optin-query', 'cuda', 'warning', 'none', True),
+    ('ROC247', 'unported-cuda-call', 'cuda', 'error', 'none', True),
     ('ROC301', 'nvcc-only-flags', 'python', 'error', 'safe', True),
     ('ROC302', 'nvidia-arch-list', 'python', 'warning', 'none', True),
     ('ROC303', 'cuda-home-required', 'python', 'error', 'none', True),

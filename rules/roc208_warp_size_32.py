@@ -40,8 +40,8 @@ class WarpSize32(Rule):
     one in a ROCm-only arm, and no ballot is compiled), nor in `void` functions working on 32-lane halves of their
     own (lanes split by 32, every lane exchange an xor by less than 32, no vote or `warpSize`). At warning level, a 32 that counts warps in a file that
     works on warps (shuffles, ballots, warp reductions): `THREADS / 32` warps per block, `if (blockSize > 32)`, a
-    warp size clamped to 32 (`min(n, 32)`), `block_x = max(32, ...)`, `dim3 threads(32, 4)` rows of one warp; blocks
-    of 32 or more warps (`#define NUM_WARPS 32` times a warp size, `dim3 threads(kWarpSize, 32)`); per-warp arrays
+    warp size clamped to 32 (`min(n, 32)`), `block_x = max(32, ...)`, `dim3 threads(32, 4)` rows of one warp (not
+    the block of a launch of kernels the file defines doing no warp work: tile rows); blocks of 32 or more warps (`#define NUM_WARPS 32` times a warp size, `dim3 threads(kWarpSize, 32)`); per-warp arrays
     read at a lane index (`sums[lane_id]`); and, in any file, `static_assert(kWarpSize == 32)`. Blocks of 32 or 96
     threads sizing a warp-transposing `BlockLoad`/`BlockStore` (`constexpr int THREADS = 32`, `launch<32, 4, T>()`
     of a template whose collectives, or whose traits' collectives, it sizes); loops that start at a lane index and

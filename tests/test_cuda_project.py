@@ -1490,6 +1490,62 @@ def test_an_extension_class_picked_into_a_variable_is_hipified_with_cudacc_renam
     assert [(d.code, d.severity.value) for d in report.diagnostics] == [("ROC204", "warning"), ("ROC214", "error")]
 
 
+def test_a_torch_extension_computing_its_sources_compiles_what_a_cmake_build_lists_for_nvidia_only(tmp_path):
+    # A setup.py picking `CUDAExtension` by a conditional expression and computing its sources from a glob, beside a
+    # libtorch CMake build whose `csrc/cuda/*.cu` glob sits under `if(WITH_CUDA)`: pip's build hipifies and compiles
+    # the CUDA sources on ROCm, so the CMake list does not make them NVIDIA-only.
+    files = {
+        "setup.py": """
+            import glob, os.path as osp, torch
+            from torch.utils.cpp_extension import CppExtension, CUDAExtension
+            suffices = ["cpu", "cuda"] if torch.cuda.is_available() else ["cpu"]
+            extensions = []
+            main_files = glob.glob(osp.join("csrc", "*.cpp"))
+            for main in main_files:
+                for suffix in suffices:
+                    define_macros = []
+                    if suffix == "cuda" and torch.version.hip:
+                        define_macros += [("USE_ROCM", None)]
+                    name = main.split("/")[-1][:-4]
+                    sources = [main, osp.join("csrc", "cuda", f"{name}_cuda.cu")]
+                    Extension = CppExtension if suffix == "cpu" else CUDAExtension
+                    extensions.append(Extension(name, sources, define_macros=define_macros))
+            """,
+        "CMakeLists.txt": """
+            option(WITH_CUDA "Enable CUDA support" OFF)
+            if(WITH_CUDA)
+              enable_language(CUDA)
+            endif()
+            file(GLOB OPERATOR_SOURCES csrc/*.cpp)
+            if(WITH_CUDA)
+              file(GLOB OPERATOR_SOURCES ${OPERATOR_SOURCES} csrc/cuda/*.cu)
+            endif()
+            add_library(ops SHARED ${OPERATOR_SOURCES})
+            """,
+        "csrc/spmm.cpp": "int spmm();\n",
+        "csrc/cuda/spmm_cuda.cu": """
+            #define FULL_MASK 0xffffffff
+            __global__ void k(float* out, float v) {
+              for (int i = 16; i > 0; i /= 2) v += __shfl_down_sync(FULL_MASK, v, i);
+              out[threadIdx.x] = v;
+            }
+            """,
+    }
+    root = write_tree(tmp_path / "computed", files)
+    facts = setup_py_facts(str(root / "setup.py"), (root / "setup.py").read_text())
+    assert facts.extension_folders == (str(root),)
+    assert "through `Extension` (hipified on ROCm)" in facts.hipify
+    assert CudaProject.build(root).view(str(root / "csrc/cuda/spmm_cuda.cu")).base.on_rocm is not False
+    assert ("ROC210", 3) in {(code, line) for code, line in _codes(root, "csrc/cuda/spmm_cuda.cu")}
+    # A setup.py naming its sources one by one compiles those alone: the CMake build's list decides the rest.
+    files["setup.py"] = """
+        from torch.utils.cpp_extension import CUDAExtension
+        ext = CUDAExtension("ops", ["csrc/spmm.cpp"])
+        """
+    named = write_tree(tmp_path / "named", files)
+    assert CudaProject.build(named).view(str(named / "csrc/cuda/spmm_cuda.cu")).base.on_rocm is False
+
+
 def test_a_header_nothing_includes_in_a_folder_only_nvidia_compiles_is_nvidia_only(tmp_path):
     root = write_tree(
         tmp_path,
@@ -2615,3 +2671,37 @@ def test_a_header_too_large_for_the_model_is_still_checked_without_a_crash(tmp_p
         },
     )
     assert _codes(root, "Headers/big.h") == [("ROC201", 21_001), ("ROC210", 21_001)]
+
+
+def test_a_cuda_library_call_beside_the_projects_own_hip_spelling_macros_is_unported(tmp_path):
+    # The project ports by its own macros (a header spelling `gpuFree` as `hipFree` under the `USE_HIP` its HIP
+    # makefile defines): ROCm compiles the sources as written, so a cuFFT call the macros do not cover breaks there.
+    files = {
+        "src/makefile.hip": "CFLAGS = -O3 --offload-arch=gfx90a -DUSE_HIP\nall:\n\thipcc $(CFLAGS) main.cu pppm.cu\n",
+        "src/gpu_macro.cuh": """
+            #pragma once
+            #ifdef USE_HIP
+            #include <hip/hip_runtime.h>
+            #define gpuFree hipFree
+            #else
+            #define gpuFree cudaFree
+            #endif
+            """,
+        "src/pppm.cu": """
+            #include "gpu_macro.cuh"
+            #include <cufft.h>
+            void destroy(cufftHandle plan, void* mesh) {
+              gpuFree(mesh);
+              cufftDestroy(plan);
+            }
+            """,
+        "src/main.cu": "int main() { return 0; }\n",
+    }
+    root = write_tree(tmp_path / "macros", files)
+    view = CudaProject.build(root).view(str(root / "src/pppm.cu"))
+    assert view.rocm_spelling(frozenset({"hipFree"})) == "src/gpu_macro.cuh:4"
+    assert ("ROC247", 5) in _codes(root, "src/pppm.cu")
+    # Without the header's HIP spellings nothing says how the project ports: ROC216's checklist, off by default.
+    files["src/gpu_macro.cuh"] = "#pragma once\n#define gpuFree cudaFree\n"
+    plain = write_tree(tmp_path / "plain", files)
+    assert "ROC247" not in {code for code, _ in _codes(plain, "src/pppm.cu")}

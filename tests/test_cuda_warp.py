@@ -62,6 +62,30 @@ def test_warp_of_32(statement: str, expected: str | None) -> None:
     assert warp.warp_of_32(literal, ctx) == expected
 
 
+@pytest.mark.parametrize(
+    ("kernel", "expected"),
+    [
+        # A tile kernel: its rows of 32 threads index columns, which two rows per 64-lane wavefront compute the same.
+        ("out[threadIdx.y * 32 + threadIdx.x] = in[threadIdx.x];", None),
+        # A kernel working on warps takes each row for one.
+        ("out[threadIdx.x] = __shfl_xor_sync(0xffffffff, in[threadIdx.x], 16);", "a block row of one warp"),
+        ("int lane = threadIdx.x; out[lane] = in[lane];", "a block row of one warp"),
+    ],
+)
+def test_a_launch_block_row_is_a_warp_only_for_a_kernel_working_on_warps(kernel: str, expected: str | None) -> None:
+    ctx = context(
+        "template <int TB>\n__global__ void k(const float* in, float* out) {\n  "
+        + kernel
+        + "\n}\nvoid f(const float* in, float* out, int n) {\n  k<4><<<n, dim3(32, 8), 0, 0>>>(in, out);\n}\n"
+    )
+    literal = next(
+        node
+        for node in ctx.descendants(ctx.tree.root_node, "number_literal")
+        if ctx.text(node) == "32" and ctx.enclosing(node, "kernel_call_syntax") is not None
+    )
+    assert warp.warp_of_32(literal, ctx) == expected
+
+
 def test_reduction_over_32_lanes() -> None:
     loop = "  for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffff, v, o{width});\n"
     for width, expected in (("", "o"), (", 32", None)):

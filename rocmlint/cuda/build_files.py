@@ -819,7 +819,7 @@ def _extension_through_a_name(tree: ast.Module, path: str) -> str:
     the GPU arm, `CppExtension` in the others, then `extension(name, sources, ...)`): hipified on ROCm."""
     chosen: set[str] = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and _names_class(node.value, "CUDAExtension"):
+        if isinstance(node, ast.Assign) and _picks_class(node.value, "CUDAExtension"):
             chosen |= {target.id for target in node.targets if isinstance(target, ast.Name)}
     if not chosen:
         return ""  # most setup.py files: no second walk
@@ -827,6 +827,14 @@ def _extension_through_a_name(tree: ast.Module, path: str) -> str:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in chosen:
             return f"{path}:{node.lineno}: builds a torch CUDAExtension through `{node.func.id}` (hipified on ROCm)"
     return ""
+
+
+def _picks_class(node: ast.expr, name: str) -> bool:
+    """Whether `node` is the class `name` or a conditional expression one of whose arms is (`Extension =
+    CppExtension if suffix == "cpu" else CUDAExtension`): the GPU arm of the pick is what a ROCm build runs."""
+    if isinstance(node, ast.IfExp):
+        return _picks_class(node.body, name) or _picks_class(node.orelse, name)
+    return _names_class(node, name)
 
 
 def _names_class(node: ast.expr, name: str) -> bool:

@@ -426,6 +426,18 @@ class CudaContext:
         "" when it does not: a rename hipify performs is then no error (rules say so at `info`)."""
         return self.options.project.hipified
 
+    def rocm_spelling(self, names: frozenset[str]) -> str:
+        """Where the file or its headers define a macro, only for ROCm, as one of `names` ("path:line" of `#define
+        gpuFree hipFree` under `USE_HIP`, asked with HIP's API functions), "" when they do not: a project porting
+        by its own macros, whose ROCm build compiles the file as written."""
+        for defines in self.preprocessor.defines.values():
+            for define in defines:
+                branch = define.directive.branch
+                if branch.on_rocm is True and branch.on_nvidia is False and define.parameters is None:
+                    if define.value in names:
+                        return f"{self.source.path}:{define.directive.line}"
+        return self.options.project.rocm_spelling(names)
+
     @property
     def hipify_tool(self) -> str:
         """Where the project's build runs a hipify tool itself ("path:line"), "" when its only hipify is torch's

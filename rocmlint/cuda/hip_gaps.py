@@ -85,6 +85,12 @@ def api_map() -> dict[str, tuple[str, str]]:
 
 
 @cache
+def hip_api_names() -> frozenset[str]:
+    """The HIP functions HIPIFY maps CUDA runtime, driver and library functions to (`hipMalloc`, `hipfftDestroy`)."""
+    return frozenset(hip for hip, _ in api_map().values())
+
+
+@cache
 def cuda_to_hip_names() -> dict[str, str]:
     """CUDA API functions, types, enum values and constants -> their HIP names (HIPIFY's tables)."""
     names: dict[str, str] = {}

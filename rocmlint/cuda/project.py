@@ -225,6 +225,9 @@ class FileView:
     # port, or in a file the port left to NVIDIA (a HIP twin), they still mark what a port there touches. See
     # `CudaProject._hipify_ported`.
     hipify_ported: Callable[[], str] = lambda: ""
+    # "path:line" of an object-like macro the file or its headers define, only for ROCm, as one of the given names
+    # (`#define gpuFree hipFree` under `USE_HIP`, asked with HIP's API functions), "" when none.
+    rocm_spelling: Callable[[frozenset[str]], str] = lambda names: ""
     # Why only sources a host compiler builds (`.cpp`) include the header, on either vendor, "" otherwise: nvcc's
     # macros (`__CUDACC__`, `__CUDA_ARCH__`) are then undefined wherever NVIDIA compiles it, as on ROCm.
     host_compiled_only: str = ""
@@ -761,6 +764,7 @@ class CudaProject:
             hipify_tool=self._relative_evidence(self.build_facts.hipify_tool) if hipify_evidence else "",
             hip_compiled="" if hipified else self._hip_compiled(path),
             hipify_ported=lambda: self._hipify_ported(path),
+            rocm_spelling=lambda names: self._rocm_spelling((path, *sorted(closure.files)), names),
             host_compiled_only=self._host_compiled_only(path),
             atomic_overloads=_LazySet(lambda: self._atomic_overloads(around.files)),
             rocm_build_values=self._rocm_build_values | hipify_renamed,
@@ -788,6 +792,16 @@ class CudaProject:
             for include in self.files[path].includes
             if include.branch.on_rocm is not False
         )
+
+    def _rocm_spelling(self, files: Iterable[str], names: frozenset[str]) -> str:
+        """`FileView.rocm_spelling` over `files` (a file and its include closure)."""
+        for path in files:
+            facts = self.files.get(path)
+            for definition in facts.defines if facts is not None else ():
+                rocm_only = definition.branch.on_rocm is True and definition.branch.on_nvidia is False
+                if rocm_only and definition.parameters is None and definition.replacement.strip() in names:
+                    return f"{self._relative(path)}:{definition.line}"
+        return ""
 
     def _atomic_overloads(self, around: frozenset[str]) -> frozenset[tuple[str, str]]:
         """(name, pointee) of the atomic overloads the files around a view define where ROCm compiles them."""
@@ -1417,10 +1431,26 @@ class CudaProject:
         deciding = [s for length, s in matching if length == most_specific]
         if any(self._vendor_of(s) != "nvidia" for s in deciding):
             return ""
+        if all(_build_system(s.path) == "cmake" for s in deciding) and self._extension_built_for_rocm(path):
+            return ""  # the pip build compiles it for ROCm too, whatever the CMake build does
         first = deciding[0]
         if all(s.unbuilt for s in deciding):
             return f"{self._relative(first.path)}:{first.line}: no build compiles it ({first.unbuilt})"
         return f"{self._relative(first.path)}:{first.line}: the build compiles it for NVIDIA only"
+
+    def _extension_built_for_rocm(self, path: str) -> bool:
+        """Whether a setup.py building torch CUDAExtensions from a folder above `path` may compile it on ROCm: it
+        computes its sources from globs (`glob(osp.join("csrc", "*.cpp"))`, then `osp.join(extensions_dir, "cuda",
+        f"{name}_cuda.cu")` per match), which no source list here can follow, and torch's extension build hipifies
+        and compiles every source it gets. A CMake build's NVIDIA-only source lists beside it (`csrc/cuda/*.cu`
+        under `if(WITH_CUDA)`, for a libtorch install) do not speak for that build."""
+        for folder in self.build_facts.extension_folders:
+            if not path.startswith(folder + os.sep):
+                continue
+            own = [s for s in self.build_facts.sources if os.path.dirname(s.path) == folder and s.path.endswith(".py")]
+            if own and all("*" in s.pattern for s in own):
+                return True
+        return False
 
     def _beside_its_hip_twin(self, path: str) -> str:
         """Evidence that ROCm compiles a hand-written HIP twin of a CUDA source instead of it: no build names, globs

@@ -607,7 +607,38 @@ def warp_of_32(literal: Node, ctx: CudaContext) -> str | None:
     extents = parent.named_children
     # Rows only when there are several: `dim3 threads(32, 1, 1)` is a one-dimensional block of 32 threads.
     rows = len(extents) >= 2 and any(ctx.int_value(extent) != 1 for extent in extents[1:])
-    return "a block row of one warp" if is_dim3 and extents[0] == literal and rows else None
+    if not (is_dim3 and extents[0] == literal and rows) or _block_of_a_warp_free_kernel(call, ctx):
+        return None
+    return "a block row of one warp"
+
+
+def _block_of_a_warp_free_kernel(block: Node, ctx: CudaContext) -> bool:
+    """Whether `block` is the block of a launch (`k<<<grid, dim3(32, 8)>>>(...)`) of kernels this file defines, none
+    of which works on warps (shuffles, ballots, warp reductions, `warpSize`): its rows of 32 threads index a tile's
+    columns, which a 64-lane wavefront holding two rows computes the same."""
+    config = block.parent
+    if config is None or config.type != "kernel_call_syntax":
+        return False
+    arguments = [child for child in config.named_children if child.type != "comment"]
+    callee = config.parent.child_by_field_name("function") if config.parent is not None else None
+    if len(arguments) < 2 or arguments[1] != block or callee is None:
+        return False
+    if callee.type == "template_function":
+        callee = callee.child_by_field_name("name")
+    if callee is None or callee.type != "identifier":
+        return False
+    name = ctx.text(callee)
+    kernels = [
+        definition
+        for definition in ctx.descendants(ctx.tree.root_node, "function_definition")
+        if (declarator := definition.child_by_field_name("declarator")) is not None
+        and (named := declarator.child_by_field_name("declarator")) is not None
+        and ctx.text(named) == name
+    ]
+    words = (*WORKS_ON_WARPS, b"warpsize", b"lane")
+    return bool(kernels) and not any(
+        word in ctx.content[kernel.start_byte : kernel.end_byte].lower() for kernel in kernels for word in words
+    )
 
 
 def _counted_warps(literal: Node, expression: Node, ctx: CudaContext) -> str | None:

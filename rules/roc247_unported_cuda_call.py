@@ -1,0 +1,147 @@
+"""ROC247 unported-cuda-call."""
+
+from __future__ import annotations
+
+from rocmlint.cuda.frontend import Anchors, CudaContext, Node
+from rocmlint.cuda.hip_gaps import LIBRARY_NAMES, api_map, hip_api_names
+from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.rule import Invalid, Rule, Valid
+
+
+class UnportedCudaCall(Rule):
+    """
+    ## What it does
+    Flags calls to CUDA runtime and library functions HIP has under another name (`cufftPlan3d`, `curand_init`,
+    `cudaMalloc`; HIPIFY's table, ROC216's) in files whose own headers spell CUDA functions by their HIP names for
+    ROCm (`#define gpuFree hipFree` in the `USE_HIP` arm of a portability header), where no build step hipifies
+    the file. A call the project remaps for ROCm (`#define cufftDestroy hipfftDestroy` under `USE_HIP`) or that
+    ROCm never compiles is not flagged.
+
+    ## Why is this bad on ROCm?
+    A project that ports by its own macros compiles its CUDA sources for ROCm as written, with HIP-Clang: nothing
+    renames the calls its macros do not cover, and HIP declares no `cufftDestroy` or `curand_normal`, so the ROCm
+    build fails there (GPUMD's `pppm.cu` called cuFFT directly beside its `gpu_macro.cuh`; the HIP port added
+    `gpufft*` macros for hipFFT). ROC216 lists the same calls as a porting checklist where hipify renames them.
+
+    ## Example
+    ```cuda
+    #include "gpu_macro.cuh"  // #ifdef USE_HIP: #define gpuFree hipFree ... #else: #define gpuFree cudaFree
+    PPPM::~PPPM() { cufftDestroy(plan); }
+    ```
+
+    ## Fix
+    ```cuda
+    // gpu_macro.cuh: #define gpufftDestroy hipfftDestroy (USE_HIP) / cufftDestroy (else)
+    PPPM::~PPPM() { gpufftDestroy(plan); }
+    ```
+
+    ## Fix safety
+    No automatic fix: the macro belongs in the project's portability header, with the HIP library's include.
+    """
+
+    code = "ROC247"
+    name = "unported-cuda-call"
+    severity = Severity.ERROR
+    fix_availability = FixAvailability.NONE
+    language = "cuda"
+    triggers = (b"cuda", b"cublas", b"cusparse", b"cusolver", b"curand", b"cufft", b"nvrtc")
+
+    def visits_needed(self, ctx: CudaContext) -> dict[str, Anchors]:
+        """Calls, only in a file with portability macros that nothing hipifies (most files need no parse)."""
+        if ctx.hipified_build or not ctx.rocm_spelling(hip_api_names()):
+            return {}
+        return {"call_expression": None}
+
+    def visit_call_expression(self, node: Node, ctx: CudaContext) -> None:
+        name = ctx.call_name(node)
+        if name is None:
+            return
+        hit = api_map().get(name.removeprefix("::"))
+        if hit is None:
+            return
+        spelled_by = "" if ctx.hipified_build else ctx.rocm_spelling(hip_api_names())
+        if not spelled_by:
+            return  # hipify renames it, or no portability macros: a first port, whose calls ROC216 lists
+        hip, library = hit
+        ctx.report(
+            node,
+            f"`{name.lstrip(':')}` ({LIBRARY_NAMES[library]} API) is not declared on ROCm: this project spells CUDA "
+            f"functions through its own macros ({spelled_by} is a HIP name for ROCm), so ROCm compiles this file as "
+            f"written; call it through such a macro (`{hip}` on ROCm)",
+        )
+
+
+_LAYER = """
+        #ifdef USE_ROCM
+        #include <hip/hip_runtime.h>
+        #define gpuFree hipFree
+        #else
+        #define gpuFree cudaFree
+        #endif"""
+
+UnportedCudaCall.valid = (
+    # No portability macros: a first port, or one hipify renames (ROC216's checklist).
+    Valid(
+        """
+        #include <cufft.h>
+        void destroy(cufftHandle plan) { cufftDestroy(plan); }
+        """,
+    ),
+    # The call goes through the project's macros, or sits where ROCm never compiles it.
+    Valid(
+        _LAYER
+        + """
+        #ifdef USE_ROCM
+        #define gpufftDestroy hipfftDestroy
+        #else
+        #define gpufftDestroy cufftDestroy
+        #endif
+        void destroy(void* p, int plan) { gpuFree(p); gpufftDestroy(plan); }
+        """,
+    ),
+    Valid(
+        _LAYER
+        + """
+        #ifndef USE_ROCM
+        void destroy(cufftHandle plan) { cufftDestroy(plan); }
+        #endif
+        """,
+    ),
+    # A macro spelling a HIP function for NVIDIA too is no port: the file may be HIP code calling CUDA on purpose.
+    Valid(
+        """
+        #define gpuFree hipFree
+        void release(void* p) { gpuFree(p); cudaFree(p); }
+        """,
+    ),
+)
+UnportedCudaCall.invalid = (
+    Invalid(
+        _LAYER
+        + """
+        __global__ void init(curandState* states, unsigned long long seed) {
+          curand_init(seed, threadIdx.x, 0, &states[threadIdx.x]);
+        }
+        """,
+        expect=("8:3-8:58",),
+        message="`hiprand_init` on ROCm",
+    ),
+    Invalid(
+        _LAYER
+        + """
+        void plan3d(cufftHandle* plan, int n) {
+          if (cufftPlan3d(plan, n, n, n, CUFFT_C2C) != CUFFT_SUCCESS) return;
+        }
+        """,
+        expect=("8:7-8:44",),
+        message="(cuFFT API) is not declared on ROCm",
+    ),
+    Invalid(
+        _LAYER
+        + """
+        void release(void* p, cudaStream_t s) { gpuFree(p); cudaStreamSynchronize(s); }
+        """,
+        expect=("7:53-7:77",),
+        message="`hipStreamSynchronize` on ROCm",
+    ),
+)
