@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 
+from rocmlint.cuda.automake import automake_arm_vendors, distributed_only, is_automake_file
 from rocmlint.cuda.cmake_filelists import bzl_list_read, bzl_strings, bzl_text
 from rocmlint.cuda.cmake_projects import unadded_projects, unread_cmake_files
 from rocmlint.cuda.cmake_unrun import RUNS_EVERYTHING, RunTracker, UnrunCmake, unrun_cmake
@@ -858,7 +859,7 @@ def _hipify_evidence(path: str, text: str) -> str:
 
 # --- CMake ------------------------------------------------------------------------------------------------------
 _CMAKE_COMMAND = re.compile(r"^\s*([A-Za-z_]\w*)\s*\(", re.MULTILINE)
-_PARENTHESIS = re.compile(r"[()]")
+_PARENTHESIS = re.compile(r'"(?:[^"\\]|\\.)*"|[()]')
 _CMAKE_DEFINE_COMMANDS = frozenset({"add_compile_definitions", "add_definitions", "target_compile_definitions"})
 _CMAKE_KEYWORDS = frozenset({"PRIVATE", "PUBLIC", "INTERFACE"})
 # Commands whose arguments list sources (their file names are the ones with a source suffix).
@@ -1803,6 +1804,7 @@ def _tested(condition: str) -> str:
     """A CMake condition without the patterns it matches text against: `${out} MATCHES ".*GL_NV_coop.*"` tests no
     vendor, `LANG STREQUAL "CUDA"` does."""
     condition = re.sub(r'\bMATCHES\s+(?:"[^"]*"|\S+)', " ", condition)
+    condition = _NOT_FOUND_COMPARISON.sub(lambda m: m.group(2) if m.group(1) else f"NOT {m.group(2)}", condition)
     return _PLATFORM_COMPARISON.sub(lambda m: m.group(1) if vendor_of_words(m.group(1)) else m.group(), condition)
 
 
@@ -1816,6 +1818,9 @@ def _platform_tested(condition: str) -> str | None:
     return vendor_of_words(match.group(1))
 
 
+# `X STREQUAL "NOTFOUND"` (`X-NOTFOUND`) holds where X is not found: `NOT X`; `NOT X STREQUAL "NOTFOUND"` (CMake
+# compares before it negates) where it is found, `X`.
+_NOT_FOUND_COMPARISON = re.compile(r'(NOT\s+)?(\S+)\s+STREQUAL\s+"?[\w$]*-?NOTFOUND"?')
 # `${HIP_PLATFORM} STREQUAL "nvcc"`, `CMAKE_HIP_COMPILER_ID STREQUAL "NVIDIA"` (HIP compiled by nvcc): a platform
 # or HIP compiler variable compared with a value naming a vendor tests that vendor.
 _PLATFORM_COMPARISON = re.compile(r'\S*(?:PLATFORM|HIP_COMPILER_ID)\S*\s+STREQUAL\s+"?([\w-]+)"?', re.IGNORECASE)
@@ -1830,6 +1835,8 @@ def _cmake_commands(text: str) -> Iterator[tuple[str, str, int]]:
     for match in _CMAKE_COMMAND.finditer(text):
         depth, position = 1, len(text)  # an unclosed command's arguments run to the end, less one character
         for parenthesis in _PARENTHESIS.finditer(text, match.end()):
+            if parenthesis.group() not in "()":
+                continue  # a quoted argument: `"(Both ROCm and SYCL"` opens nothing
             depth += 1 if parenthesis.group() == "(" else -1
             if not depth:
                 position = parenthesis.end()
@@ -1970,14 +1977,21 @@ _HIPCC = re.compile(r"\bhipcc\b|\$[({]HIPCC[)}]", re.IGNORECASE)
 _NVCC = re.compile(r"\bnvcc\b|\$[({]NVCC[)}]", re.IGNORECASE)
 
 
-def makefile_facts(path: str, text: str, root: str = "", read_elsewhere: frozenset[str] = frozenset()) -> BuildFacts:
+def makefile_facts(
+    path: str,
+    text: str,
+    root: str = "",
+    read_elsewhere: frozenset[str] = frozenset(),
+    automake_conditionals: Mapping[str, str] | None = None,
+) -> BuildFacts:
     """The macros a Makefile or make fragment (`*.mk`) defines per vendor: the `-D` flags of its variable
     assignments (`CXXFLAGS += -DUSE_ROCM -DCUDA_VERSION=11000`) and recipes. Their vendor is the file's (a
     fragment named for one, `hip_64bit.mk`; a Makefile in a folder named for one, not the project's `root`; a file
     that runs hipcc and never nvcc), else that of the outermost `ifeq`/`ifdef` block naming one (`ifeq ($(ROCM),
     true)`, its `else` the other vendor's), else the variable's (`ROCM_FLAGS`, `HIPCCFLAGS`, `NVCC_FLAGS`) or the
     compiler a recipe runs. `read_elsewhere`: the variables other make files of the project read (see
-    `_make_source_sets`)."""
+    `_make_source_sets`). An automake input's `if NAME` blocks are read as make's are, each with the vendor
+    `rocmlint/cuda/automake.py` finds (`automake_conditionals`: the vendors of configure's `AM_CONDITIONAL`s)."""
     stem, suffix = os.path.splitext(os.path.basename(path))
     named = stem if suffix == ".mk" else _folder_name(path, root)
     lines = list(_make_lines(text))
@@ -1991,8 +2005,16 @@ def makefile_facts(path: str, text: str, root: str = "", read_elsewhere: frozens
     rule_source = ""  # the source folder of the pattern rule whose recipe follows, "" after any other line
     blocks: list[list[str | None]] = []  # per open block: [vendor of its current arm, vendor of its `else`]
     blocks_by_line: dict[int, str | None] = {}  # line -> the vendor of the blocks around it
+    automake = (
+        {line: found for line, *found in automake_arm_vendors(lines, automake_conditionals or {}, vendor_of_words)}
+        if is_automake_file(path)
+        else {}
+    )
     for line, logical in lines:
         blocks_by_line[line] = _block_vendor(blocks, None)
+        if line in automake:
+            _enter_automake_line(blocks, *automake[line])
+            continue
         if line in recipes:  # a recipe: the shell gets its `#`, no comment to make
             defines += _configured_by_sed(raw[line - 1], _block_vendor(blocks, file_vendor), path, line)
             if rule_source and _HIPIFY_RUN.search(logical):
@@ -2032,6 +2054,16 @@ def makefile_facts(path: str, text: str, root: str = "", read_elsewhere: frozens
     )
 
 
+def _enter_automake_line(blocks: list[list[str | None]], kind: str, arms: tuple[str | None, str | None]) -> None:
+    """Open, switch or close the block of an automake `if NAME`, `else` or `endif` line."""
+    if kind == "if":
+        blocks.append(list(arms))
+    elif kind == "else" and blocks:
+        blocks[-1][0] = blocks[-1][1]
+    elif kind == "endif" and blocks:
+        blocks.pop()
+
+
 def _nvcc_only(hip: bool, nvcc: bool, hipified: dict[str, str]) -> str | None:
     """ "nvidia" for a Makefile that runs nvcc and never hipcc nor hipify (a folder of CUDA experiments with its own
     Makefile): what it compiles, it compiles for NVIDIA only. Its definitions keep their own vendors: before a port,
@@ -2064,7 +2096,8 @@ def _make_source_sets(
                 (SourceSet(word, vendor, path, line), variable_vendor) for word in pattern.split() if "$" not in word
             ]
         named = _MAKE_SOURCE_WORD.findall(_FILTER_OUT_CALL.sub(" ", logical))
-        found += [(SourceSet(word, vendor, path, line), variable_vendor) for word in named]
+        unbuilt = distributed_only(path, assignment.group(1)) if assignment is not None else ""
+        found += [(SourceSet(word, vendor, path, line, unbuilt=unbuilt), variable_vendor) for word in named]
     lists_rocm = any((s.vendor or v) == "rocm" for s, v in found)
     sets = [
         replace(s, vendor=v) if s.vendor is None and v is not None and (v != "nvidia" or lists_rocm) else s
