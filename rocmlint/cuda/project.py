@@ -89,8 +89,8 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import NamedTuple, TypeVar, overload
 
-from rocmlint.cuda.bazel_files import bazel_facts, is_bazel_file
 from rocmlint.cuda.automake import automake_conditional_vendors, is_autoconf_file
+from rocmlint.cuda.bazel_files import bazel_facts, is_bazel_file
 from rocmlint.cuda.build_files import (
     ANYWHERE,
     BuildFacts,
