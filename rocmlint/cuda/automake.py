@@ -45,7 +45,7 @@ def automake_conditional_vendors(texts: Iterable[str], vendor_of_words: VendorOf
             name, test = match.groups()
             vendor = None if _OFF_TEST.search(test) else vendor_of_words(test.replace("$", " "))
             vendors.setdefault(name, set()).add(vendor)
-    return {name: found.pop() for name, found in vendors.items() if len(found) == 1 and None not in found}
+    return {name: vendor for name, found in vendors.items() if len(found) == 1 and (vendor := next(iter(found)))}
 
 
 # `AM_CONDITIONAL([NAME], [TEST])` (brackets optional); the test ends at the closing bracket or parenthesis.

@@ -2006,7 +2006,10 @@ def makefile_facts(
     blocks: list[list[str | None]] = []  # per open block: [vendor of its current arm, vendor of its `else`]
     blocks_by_line: dict[int, str | None] = {}  # line -> the vendor of the blocks around it
     automake = (
-        {line: found for line, *found in automake_arm_vendors(lines, automake_conditionals or {}, vendor_of_words)}
+        {
+            line: (kind, arms)
+            for line, kind, arms in automake_arm_vendors(lines, automake_conditionals or {}, vendor_of_words)
+        }
         if is_automake_file(path)
         else {}
     )
