@@ -859,7 +859,9 @@ def _hipify_evidence(path: str, text: str) -> str:
 
 # --- CMake ------------------------------------------------------------------------------------------------------
 _CMAKE_COMMAND = re.compile(r"^\s*([A-Za-z_]\w*)\s*\(", re.MULTILINE)
-_PARENTHESIS = re.compile(r'"(?:[^"\\]|\\.)*"|[()]')
+# A quoted argument on one line (a `#` in a string went with the comments: an unclosed quote must not swallow the
+# lines after it), whose parentheses are text; or a parenthesis.
+_PARENTHESIS = re.compile(r'"(?:[^"\\\n]|\\.)*"|[()]')
 _CMAKE_DEFINE_COMMANDS = frozenset({"add_compile_definitions", "add_definitions", "target_compile_definitions"})
 _CMAKE_KEYWORDS = frozenset({"PRIVATE", "PUBLIC", "INTERFACE"})
 # Commands whose arguments list sources (their file names are the ones with a source suffix).
