@@ -10,8 +10,8 @@ from rocmlint.cuda.build_files import cmake_facts, makefile_facts, vendor_of_wor
 from rocmlint.cuda.project import project_root
 from tests.test_cuda_project import _codes, write_tree
 
-_CUDA_SOURCE = '#include <cuda_runtime.h>\nvoid f() { cudaDeviceSynchronize(); }\n'
-_HIP_SOURCE = '#include <hip/hip_runtime.h>\nvoid f() { hipDeviceSynchronize(); }\n'
+_CUDA_SOURCE = "#include <cuda_runtime.h>\nvoid f() { cudaDeviceSynchronize(); }\n"
+_HIP_SOURCE = "#include <hip/hip_runtime.h>\nvoid f() { hipDeviceSynchronize(); }\n"
 
 
 def _vendors(path: str, text: str, conditionals: dict[str, str] | None = None) -> dict[str, str | None]:
