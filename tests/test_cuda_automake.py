@@ -6,7 +6,7 @@ WITH_NVIDIA_GPU` in a `Makefile.am`, configure's `AM_CONDITIONAL`, an arm linkin
 from __future__ import annotations
 
 from rocmlint.cuda.automake import automake_conditional_vendors
-from rocmlint.cuda.build_files import cmake_facts, makefile_facts, vendor_of_words
+from rocmlint.cuda.build_files import cmake_dependent_cuda_options, cmake_facts, makefile_facts, vendor_of_words
 from rocmlint.cuda.project import project_root
 from tests.test_cuda_project import _codes, write_tree
 
@@ -138,3 +138,33 @@ def test_cmake_quoted_parentheses_and_notfound_comparisons():
     vendors = {s.pattern: s.vendor for s in facts.sources}
     assert vendors == {"src/cuda/k.cu": "nvidia", "src/cpu.cpp": "rocm"}
     assert [(d.name, d.vendor) for d in facts.defines] == [("WITH_CUDA_REF", "nvidia")]
+
+
+def test_a_project_functions_compile_definitions_keyword_defines_in_its_arm():
+    text = (
+        "if(BUILD_NVECTOR_CUDA)\n  xyz_add_library(fused_cuda\n    SOURCES fused.cpp\n"
+        "    COMPILE_DEFINITIONS PRIVATE USE_CUDA\n    LINK_LIBRARIES PUBLIC core)\nendif()\n"
+        "if(BUILD_NVECTOR_HIP)\n  xyz_add_library(fused_hip SOURCES fused.cpp COMPILE_DEFINITIONS PRIVATE USE_HIP)\n"
+        "endif()\n"
+    )
+    facts = cmake_facts("/r/src/CMakeLists.txt", text, "/r")
+    assert [(d.name, d.vendor) for d in facts.defines] == [("USE_CUDA", "nvidia"), ("USE_HIP", "rocm")]
+
+
+def test_an_option_depending_on_a_cuda_switch_is_nvidias():
+    options = (
+        'xyz_option(BUILD_SOLVER_X BOOL "needs CUDA" ON\n  DEPENDS_ON ENABLE_CUDA BUILD_OTHER\n  ADVANCED)\n'
+        'xyz_option(BUILD_SOLVER_Y BOOL "needs MPI" ON DEPENDS_ON ENABLE_MPI)\n'
+    )
+    assert cmake_dependent_cuda_options([options]) == frozenset({"BUILD_SOLVER_X"})
+
+
+def test_a_matched_plain_vendor_word_names_the_arms_vendor():
+    text = (
+        "foreach(backend ${BACKENDS})\n"
+        '  if(backend MATCHES "CUDA")\n    set(_defines USE_CUDA)\n  elseif(backend MATCHES "HIP")\n'
+        '    set(_defines USE_HIP)\n  elseif(out MATCHES ".*CUDA.*")\n    set(_defines USE_OTHER)\n  endif()\n'
+        "  xyz_add_benchmark(b SOURCES b.cpp COMPILE_DEFINITIONS ${_defines})\nendforeach()\n"
+    )
+    facts = cmake_facts("/r/CMakeLists.txt", text, "/r")
+    assert {d.name: d.vendor for d in facts.defines} == {"USE_CUDA": "nvidia", "USE_HIP": "rocm", "USE_OTHER": None}

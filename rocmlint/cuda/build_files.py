@@ -939,6 +939,11 @@ def cmake_facts(
         never_runs = tracker.step(name, arguments)
         first_source = len(sources)
         _remember_source_value(name, arguments, source_values)
+        keyword_definitions = _keyword_definitions(name, arguments)
+        if keyword_definitions and not any(elsewhere):
+            platform = next((arm for arm, _ in reversed(platforms) if arm is not None), None)
+            vendor = platform or _block_vendor(blocks, file_vendor)
+            defines += _cmake_defines("add_compile_definitions", keyword_definitions, vendor, path, line)
         module = _native_module(name, arguments)
         if module:
             sources_at = () if included_module else _source_folders(path, arguments.split()[1:])
@@ -1312,6 +1317,19 @@ def _defined_values(command: str, arguments: str) -> str:
     return first.group(1).replace(";", " ") if first else ""
 
 
+def _keyword_definitions(command: str, arguments: str) -> str:
+    """The definitions a project function's `COMPILE_DEFINITIONS` keyword passes (`xyz_add_library(k SOURCES k.cpp
+    COMPILE_DEFINITIONS PRIVATE USE_CUDA ...)`, which the function hands to `target_compile_definitions`): the words
+    after it on its line, where such a call puts each keyword's values. "" for CMake's own define and property
+    commands, which `_defined_values` reads."""
+    if command in _CMAKE_DEFINE_COMMANDS or command in _PROPERTY_COMMANDS:
+        return ""
+    found = _KEYWORD_DEFINITIONS.search(arguments)
+    return found.group(1).replace('"', " ").replace(";", " ") if found else ""
+
+
+# A `COMPILE_DEFINITIONS` keyword argument and the rest of its line.
+_KEYWORD_DEFINITIONS = re.compile(r"(?<![\w$])COMPILE_DEFINITIONS[ \t]+([^\n]*)")
 _KEYWORD = re.compile(r"[A-Z][A-Z0-9_]*")
 
 
@@ -1494,11 +1512,16 @@ def cmake_dependent_cuda_options(texts: Iterable[str], cuda_options: frozenset[s
     one of its conditions (a `;`-list, all of which must hold) requires NVIDIA without `OR` (`USE_CUDA`, `USE_CUDA
     AND UNIX`, an option of `cuda_options` or another such dependent option), and the value it is forced to
     otherwise is off (`cmake_dependent_option(USE_NCCL "..." ON "USE_CUDA" OFF)`: off on ROCm). Its `if()` blocks are
-    then NVIDIA's, as those of a CUDA switch are."""
+    then NVIDIA's, as those of a CUDA switch are. So are the options a project's option function declares with a
+    `DEPENDS_ON` list (`xyz_option(BUILD_X BOOL "..." ON DEPENDS_ON ENABLE_CUDA BUILD_Y ADVANCED)`), which such a
+    function forces off unless every option listed is on: one of them requiring NVIDIA makes it NVIDIA's."""
     declared: list[tuple[str, list[str]]] = []
     for text in texts:
         for command, arguments, _ in _cmake_commands(text):
             words = re.findall(r'"[^"]*"|\S+', arguments)
+            if "DEPENDS_ON" in words[1:]:
+                declared.append((words[0], words[words.index("DEPENDS_ON") + 1 :]))
+                continue
             if command.lower() != "cmake_dependent_option" or len(words) < 5:
                 continue
             if words[4].strip('"').upper() not in ("OFF", "FALSE", "NO", "0", "N", ""):
@@ -1804,8 +1827,9 @@ _CMAKE_LOGIC_WORDS = frozenset({"NOT", "AND", "OR"})
 
 def _tested(condition: str) -> str:
     """A CMake condition without the patterns it matches text against: `${out} MATCHES ".*GL_NV_coop.*"` tests no
-    vendor, `LANG STREQUAL "CUDA"` does."""
-    condition = re.sub(r'\bMATCHES\s+(?:"[^"]*"|\S+)', " ", condition)
+    vendor, `LANG STREQUAL "CUDA"` does, and so does a pattern that is a vendor's plain word (`backend MATCHES
+    "CUDA"`)."""
+    condition = re.sub(r'\bMATCHES\s+(?:"[^"]*"|\S+)', _vendor_word_matched, condition)
     condition = _NOT_FOUND_COMPARISON.sub(lambda m: m.group(2) if m.group(1) else f"NOT {m.group(2)}", condition)
     return _PLATFORM_COMPARISON.sub(lambda m: m.group(1) if vendor_of_words(m.group(1)) else m.group(), condition)
 
@@ -1818,6 +1842,13 @@ def _platform_tested(condition: str) -> str | None:
     if match is None or "NOT" in condition.split():
         return None
     return vendor_of_words(match.group(1))
+
+
+def _vendor_word_matched(match: re.Match[str]) -> str:
+    """A `MATCHES PATTERN` as the word it matches when the pattern is a plain word naming a vendor (`"CUDA"`), else
+    nothing."""
+    pattern = match.group().split(None, 1)[1].strip('"')
+    return f" {pattern} " if re.fullmatch(r"\w+", pattern) and vendor_of_words(pattern) else " "
 
 
 # `X STREQUAL "NOTFOUND"` (`X-NOTFOUND`) holds where X is not found: `NOT X`; `NOT X STREQUAL "NOTFOUND"` (CMake
@@ -1913,12 +1944,14 @@ def _probe_sources(arguments: str, values: dict[str, str], path: str, root: str 
 
 def _definition_lists(commands: list[tuple[str, str, int]]) -> frozenset[str]:
     """The variables a CMake file hands to a define command whole (`target_compile_definitions(t PUBLIC
-    "${XYZ_DEFINITIONS}")`): what it sets or appends to them are definitions, in the vendor of the block doing so."""
+    "${XYZ_DEFINITIONS}")`, a project function's `COMPILE_DEFINITIONS ${XYZ_DEFINITIONS}`): what it sets or appends to them are definitions, in the vendor of the block doing so."""
     found: set[str] = set()
     for command, arguments, _ in commands:
         name = command.lower()
         if name in _CMAKE_DEFINE_COMMANDS or (name in _PROPERTY_COMMANDS and "COMPILE_DEFINITIONS" in arguments):
             found.update(re.findall(r'(?:^|[\s"])\$\{([A-Za-z_]\w*)\}(?=[\s"]|$)', arguments))
+        else:
+            found.update(re.findall(r"\$\{([A-Za-z_]\w*)\}", _keyword_definitions(name, arguments)))
     return frozenset(found)
 
 
