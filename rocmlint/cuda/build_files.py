@@ -1048,7 +1048,13 @@ def cmake_facts(
             sources += [_anywhere(s) if included_module else s for s in listed]
         sources[first_source:] = [_unbuilt(s, never_runs, unrun) for s in sources[first_source:]]
     if module_vendor is not None:
-        sources = [replace(s, standalone=True) for s in sources]
+        # A project declaring the CUDA language itself (`project(hh LANGUAGES Fortran CUDA)`) is a CUDA build
+        # whatever its options: each source it names outside a vendor's block is NVIDIA's.
+        cuda_project = any(c.lower() == "project" and "CUDA" in a.split() for c, a, _ in commands)
+        sources = [
+            replace(s, standalone=True, vendor=(s.vendor or module_vendor) if cuda_project else s.vendor)
+            for s in sources
+        ]
     defines += _hipconfig_defines(path, text)
     return BuildFacts(
         tuple(defines),

@@ -1501,10 +1501,8 @@ class CudaProject:
         file's folder into the build (`cuda/CMakeLists.txt` lists its files whatever the vendor, but the top
         file adds `cuda/` inside `if(BUILD_CUDA)`). A ROCm arm of a CMake file only NVIDIA builds reads is
         NVIDIA's (`if(ENABLE_HIP)` in a folder the top file adds under an option the HIP build leaves off). Sources
-        no build compiles (`SourceSet.unbuilt`) are NVIDIA's too: what matters is that ROCm does not compile them. So
-        are those a CMake project of their own that only nvcc builds names (`SourceSet.standalone`: a `foo-cuda/`
-        folder with its own `project(... LANGUAGES CUDA)` beside the ROCm build's `foo-hip/`)."""
-        if sources.unbuilt or sources.standalone:
+        no build compiles (`SourceSet.unbuilt`) are NVIDIA's too: what matters is that ROCm does not compile them."""
+        if sources.unbuilt:
             return "nvidia"
         if sources.vendor == "nvidia" or not sources.path.endswith(("CMakeLists.txt", ".cmake")) or depth > 16:
             return sources.vendor
