@@ -168,3 +168,13 @@ def test_a_matched_plain_vendor_word_names_the_arms_vendor():
     )
     facts = cmake_facts("/r/CMakeLists.txt", text, "/r")
     assert {d.name: d.vendor for d in facts.defines} == {"USE_CUDA": "nvidia", "USE_HIP": "rocm", "USE_OTHER": None}
+
+
+def test_a_nested_project_declaring_the_cuda_language_names_nvidia_sources():
+    text = "project(hh LANGUAGES Fortran CUDA)\nadd_executable(hh src/k.cu src/main.f90)\n"
+    facts = cmake_facts("/r/shipped/hh/CMakeLists.txt", text, "/r")
+    assert {(s.pattern, s.vendor, s.standalone) for s in facts.sources} == {("src/k.cu", "nvidia", True)}
+    # A project of C++ whose CUDA module an option adds: only that module's sources are NVIDIA's.
+    optional = "project(ex LANGUAGES CXX)\nadd_library(cpu src/cpu.cc)\nif(EX_CUDA)\n  enable_language(CUDA)\nendif()\n"
+    facts = cmake_facts("/r/examples/ex/CMakeLists.txt", optional, "/r")
+    assert {(s.pattern, s.vendor) for s in facts.sources} == {("src/cpu.cc", None)}
