@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import NamedTuple
 
+from rocmlint.cuda.automake import automake_arm_vendors, distributed_only, is_automake_file
 from rocmlint.cuda.cmake_filelists import bzl_list_read, bzl_strings, bzl_text
 from rocmlint.cuda.cmake_projects import unadded_projects, unread_cmake_files
 from rocmlint.cuda.cmake_unrun import RUNS_EVERYTHING, RunTracker, UnrunCmake, unrun_cmake
@@ -868,7 +869,9 @@ def _hipify_evidence(path: str, text: str) -> str:
 
 # --- CMake ------------------------------------------------------------------------------------------------------
 _CMAKE_COMMAND = re.compile(r"^\s*([A-Za-z_]\w*)\s*\(", re.MULTILINE)
-_PARENTHESIS = re.compile(r"[()]")
+# A quoted argument on one line (a `#` in a string went with the comments: an unclosed quote must not swallow the
+# lines after it), whose parentheses are text; or a parenthesis.
+_PARENTHESIS = re.compile(r'"(?:[^"\\\n]|\\.)*"|[()]')
 _CMAKE_DEFINE_COMMANDS = frozenset({"add_compile_definitions", "add_definitions", "target_compile_definitions"})
 _CMAKE_KEYWORDS = frozenset({"PRIVATE", "PUBLIC", "INTERFACE"})
 # Commands whose arguments list sources (their file names are the ones with a source suffix).
@@ -959,6 +962,11 @@ def cmake_facts(
         never_runs = tracker.step(name, arguments)
         first_source = len(sources)
         _remember_source_value(name, arguments, source_values)
+        keyword_definitions = _keyword_definitions(name, arguments)
+        if keyword_definitions and not any(elsewhere):
+            platform = next((arm for arm, _ in reversed(platforms) if arm is not None), None)
+            vendor = platform or _block_vendor(blocks, file_vendor)
+            defines += _cmake_defines("add_compile_definitions", keyword_definitions, vendor, path, line)
         module = _native_module(name, arguments)
         if module:
             sources_at = () if included_module else _source_folders(path, arguments.split()[1:])
@@ -1065,7 +1073,13 @@ def cmake_facts(
             sources += [_anywhere(s) if elsewhere_placed else s for s in listed]
         sources[first_source:] = [_unbuilt(s, never_runs, unrun) for s in sources[first_source:]]
     if module_vendor is not None:
-        sources = [replace(s, standalone=True) for s in sources]
+        # A project declaring the CUDA language itself (`project(hh LANGUAGES Fortran CUDA)`) is a CUDA build
+        # whatever its options: each source it names outside a vendor's block is NVIDIA's.
+        cuda_project = any(c.lower() == "project" and "CUDA" in a.split() for c, a, _ in commands)
+        sources = [
+            replace(s, standalone=True, vendor=(s.vendor or module_vendor) if cuda_project else s.vendor)
+            for s in sources
+        ]
     defines += _hipconfig_defines(path, text)
     return BuildFacts(
         tuple(defines),
@@ -1334,6 +1348,19 @@ def _defined_values(command: str, arguments: str) -> str:
     return first.group(1).replace(";", " ") if first else ""
 
 
+def _keyword_definitions(command: str, arguments: str) -> str:
+    """The definitions a project function's `COMPILE_DEFINITIONS` keyword passes (`xyz_add_library(k SOURCES k.cpp
+    COMPILE_DEFINITIONS PRIVATE USE_CUDA ...)`, which the function hands to `target_compile_definitions`): the words
+    after it on its line, where such a call puts each keyword's values. "" for CMake's own define and property
+    commands, which `_defined_values` reads."""
+    if command in _CMAKE_DEFINE_COMMANDS or command in _PROPERTY_COMMANDS:
+        return ""
+    found = _KEYWORD_DEFINITIONS.search(arguments)
+    return found.group(1).replace('"', " ").replace(";", " ") if found else ""
+
+
+# A `COMPILE_DEFINITIONS` keyword argument and the rest of its line.
+_KEYWORD_DEFINITIONS = re.compile(r"(?<![\w$])COMPILE_DEFINITIONS[ \t]+([^\n]*)")
 _KEYWORD = re.compile(r"[A-Z][A-Z0-9_]*")
 
 
@@ -1516,11 +1543,16 @@ def cmake_dependent_cuda_options(texts: Iterable[str], cuda_options: frozenset[s
     one of its conditions (a `;`-list, all of which must hold) requires NVIDIA without `OR` (`USE_CUDA`, `USE_CUDA
     AND UNIX`, an option of `cuda_options` or another such dependent option), and the value it is forced to
     otherwise is off (`cmake_dependent_option(USE_NCCL "..." ON "USE_CUDA" OFF)`: off on ROCm). Its `if()` blocks are
-    then NVIDIA's, as those of a CUDA switch are."""
+    then NVIDIA's, as those of a CUDA switch are. So are the options a project's option function declares with a
+    `DEPENDS_ON` list (`xyz_option(BUILD_X BOOL "..." ON DEPENDS_ON ENABLE_CUDA BUILD_Y ADVANCED)`), which such a
+    function forces off unless every option listed is on: one of them requiring NVIDIA makes it NVIDIA's."""
     declared: list[tuple[str, list[str]]] = []
     for text in texts:
         for command, arguments, _ in _cmake_commands(text):
             words = re.findall(r'"[^"]*"|\S+', arguments)
+            if "DEPENDS_ON" in words[1:]:
+                declared.append((words[0], words[words.index("DEPENDS_ON") + 1 :]))
+                continue
             if command.lower() != "cmake_dependent_option" or len(words) < 5:
                 continue
             if words[4].strip('"').upper() not in ("OFF", "FALSE", "NO", "0", "N", ""):
@@ -1841,8 +1873,10 @@ _CMAKE_LOGIC_WORDS = frozenset({"NOT", "AND", "OR"})
 
 def _tested(condition: str) -> str:
     """A CMake condition without the patterns it matches text against: `${out} MATCHES ".*GL_NV_coop.*"` tests no
-    vendor, `LANG STREQUAL "CUDA"` does."""
-    condition = re.sub(r'\bMATCHES\s+(?:"[^"]*"|\S+)', " ", condition)
+    vendor, `LANG STREQUAL "CUDA"` does, and so does a pattern that is a vendor's plain word (`backend MATCHES
+    "CUDA"`)."""
+    condition = re.sub(r'\bMATCHES\s+(?:"[^"]*"|\S+)', _vendor_word_matched, condition)
+    condition = _NOT_FOUND_COMPARISON.sub(lambda m: m.group(2) if m.group(1) else f"NOT {m.group(2)}", condition)
     return _PLATFORM_COMPARISON.sub(lambda m: m.group(1) if vendor_of_words(m.group(1)) else m.group(), condition)
 
 
@@ -1856,6 +1890,16 @@ def _platform_tested(condition: str) -> str | None:
     return vendor_of_words(match.group(1))
 
 
+def _vendor_word_matched(match: re.Match[str]) -> str:
+    """A `MATCHES PATTERN` as the word it matches when the pattern is a plain word naming a vendor (`"CUDA"`), else
+    nothing."""
+    pattern = match.group().split(None, 1)[1].strip('"')
+    return f" {pattern} " if re.fullmatch(r"\w+", pattern) and vendor_of_words(pattern) else " "
+
+
+# `X STREQUAL "NOTFOUND"` (`X-NOTFOUND`) holds where X is not found: `NOT X`; `NOT X STREQUAL "NOTFOUND"` (CMake
+# compares before it negates) where it is found, `X`.
+_NOT_FOUND_COMPARISON = re.compile(r'(NOT\s+)?(\S+)\s+STREQUAL\s+"?[\w$]*-?NOTFOUND"?')
 # `${HIP_PLATFORM} STREQUAL "nvcc"`, `CMAKE_HIP_COMPILER_ID STREQUAL "NVIDIA"` (HIP compiled by nvcc): a platform
 # or HIP compiler variable compared with a value naming a vendor tests that vendor.
 _PLATFORM_COMPARISON = re.compile(r'\S*(?:PLATFORM|HIP_COMPILER_ID)\S*\s+STREQUAL\s+"?([\w-]+)"?', re.IGNORECASE)
@@ -1879,6 +1923,8 @@ def _split_cmake_commands(text: str) -> Iterator[tuple[str, str, int]]:
     for match in _CMAKE_COMMAND.finditer(text):
         depth, position = 1, len(text)  # an unclosed command's arguments run to the end, less one character
         for parenthesis in _PARENTHESIS.finditer(text, match.end()):
+            if parenthesis.group() not in "()":
+                continue  # a quoted argument: `"(Both ROCm and SYCL"` opens nothing
             depth += 1 if parenthesis.group() == "(" else -1
             if not depth:
                 position = parenthesis.end()
@@ -1953,12 +1999,14 @@ def _probe_sources(arguments: str, values: dict[str, str], path: str, root: str 
 
 def _definition_lists(commands: list[tuple[str, str, int]]) -> frozenset[str]:
     """The variables a CMake file hands to a define command whole (`target_compile_definitions(t PUBLIC
-    "${XYZ_DEFINITIONS}")`): what it sets or appends to them are definitions, in the vendor of the block doing so."""
+    "${XYZ_DEFINITIONS}")`, a project function's `COMPILE_DEFINITIONS ${XYZ_DEFINITIONS}`): what it sets or appends to them are definitions, in the vendor of the block doing so."""
     found: set[str] = set()
     for command, arguments, _ in commands:
         name = command.lower()
         if name in _CMAKE_DEFINE_COMMANDS or (name in _PROPERTY_COMMANDS and "COMPILE_DEFINITIONS" in arguments):
             found.update(re.findall(r'(?:^|[\s"])\$\{([A-Za-z_]\w*)\}(?=[\s"]|$)', arguments))
+        else:
+            found.update(re.findall(r"\$\{([A-Za-z_]\w*)\}", _keyword_definitions(name, arguments)))
     return frozenset(found)
 
 
@@ -2019,14 +2067,21 @@ _HIPCC = re.compile(r"\bhipcc\b|\$[({]HIPCC[)}]", re.IGNORECASE)
 _NVCC = re.compile(r"\bnvcc\b|\$[({]NVCC[)}]", re.IGNORECASE)
 
 
-def makefile_facts(path: str, text: str, root: str = "", read_elsewhere: frozenset[str] = frozenset()) -> BuildFacts:
+def makefile_facts(
+    path: str,
+    text: str,
+    root: str = "",
+    read_elsewhere: frozenset[str] = frozenset(),
+    automake_conditionals: Mapping[str, str] | None = None,
+) -> BuildFacts:
     """The macros a Makefile or make fragment (`*.mk`) defines per vendor: the `-D` flags of its variable
     assignments (`CXXFLAGS += -DUSE_ROCM -DCUDA_VERSION=11000`) and recipes. Their vendor is the file's (a
     fragment named for one, `hip_64bit.mk`; a Makefile in a folder named for one, not the project's `root`; a file
     that runs hipcc and never nvcc), else that of the outermost `ifeq`/`ifdef` block naming one (`ifeq ($(ROCM),
     true)`, its `else` the other vendor's), else the variable's (`ROCM_FLAGS`, `HIPCCFLAGS`, `NVCC_FLAGS`) or the
     compiler a recipe runs. `read_elsewhere`: the variables other make files of the project read (see
-    `_make_source_sets`)."""
+    `_make_source_sets`). An automake input's `if NAME` blocks are read as make's are, each with the vendor
+    `rocmlint/cuda/automake.py` finds (`automake_conditionals`: the vendors of configure's `AM_CONDITIONAL`s)."""
     stem, suffix = os.path.splitext(os.path.basename(path))
     named = stem if suffix == ".mk" else _folder_name(path, root)
     lines = list(_make_lines(text))
@@ -2041,8 +2096,19 @@ def makefile_facts(path: str, text: str, root: str = "", read_elsewhere: frozens
     static_sources: dict[str, str] = {}  # a target of a static pattern rule -> the folder it is made from
     blocks: list[list[str | None]] = []  # per open block: [vendor of its current arm, vendor of its `else`]
     blocks_by_line: dict[int, str | None] = {}  # line -> the vendor of the blocks around it
+    automake = (
+        {
+            line: (kind, arms)
+            for line, kind, arms in automake_arm_vendors(lines, automake_conditionals or {}, vendor_of_words)
+        }
+        if is_automake_file(path)
+        else {}
+    )
     for line, logical in lines:
         blocks_by_line[line] = _block_vendor(blocks, None)
+        if line in automake:
+            _enter_automake_line(blocks, *automake[line])
+            continue
         if line in recipes:  # a recipe: the shell gets its `#`, no comment to make
             defines += _configured_by_sed(raw[line - 1], _block_vendor(blocks, file_vendor), path, line)
             for source in rule_sources if _HIPIFY_RUN.search(logical) else ():
@@ -2081,6 +2147,16 @@ def makefile_facts(path: str, text: str, root: str = "", read_elsewhere: frozens
     )
 
 
+def _enter_automake_line(blocks: list[list[str | None]], kind: str, arms: tuple[str | None, str | None]) -> None:
+    """Open, switch or close the block of an automake `if NAME`, `else` or `endif` line."""
+    if kind == "if":
+        blocks.append(list(arms))
+    elif kind == "else" and blocks:
+        blocks[-1][0] = blocks[-1][1]
+    elif kind == "endif" and blocks:
+        blocks.pop()
+
+
 def _nvcc_only(hip: bool, nvcc: bool, hipified: dict[str, str]) -> str | None:
     """ "nvidia" for a Makefile that runs nvcc and never hipcc nor hipify (a folder of CUDA experiments with its own
     Makefile): what it compiles, it compiles for NVIDIA only. Its definitions keep their own vendors: before a port,
@@ -2113,7 +2189,8 @@ def _make_source_sets(
                 (SourceSet(word, vendor, path, line), variable_vendor) for word in pattern.split() if "$" not in word
             ]
         named = _MAKE_SOURCE_WORD.findall(_FILTER_OUT_CALL.sub(" ", logical))
-        found += [(SourceSet(word, vendor, path, line), variable_vendor) for word in named]
+        unbuilt = distributed_only(path, assignment.group(1)) if assignment is not None else ""
+        found += [(SourceSet(word, vendor, path, line, unbuilt=unbuilt), variable_vendor) for word in named]
     lists_rocm = any((s.vendor or v) == "rocm" for s, v in found)
     sets = [
         replace(s, vendor=v) if s.vendor is None and v is not None and (v != "nvidia" or lists_rocm) else s

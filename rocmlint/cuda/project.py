@@ -89,6 +89,7 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import NamedTuple, TypeVar, overload
 
+from rocmlint.cuda.automake import automake_conditional_vendors, is_autoconf_file
 from rocmlint.cuda.bazel_files import bazel_facts, is_bazel_file
 from rocmlint.cuda.build_files import (
     ANYWHERE,
@@ -123,6 +124,7 @@ from rocmlint.cuda.build_files import (
     quoted_sources,
     setup_py_facts,
     vendor_of_macro_name,
+    vendor_of_words,
 )
 from rocmlint.cuda.cmake_projects import ModuleIndex
 from rocmlint.cuda.declared_requirements import declared_requirements
@@ -168,7 +170,15 @@ _MAX_FILES = 50_000
 # How far up from a file outside the configured root its project's root is looked for.
 MAX_ROOT_LEVELS = 8
 # A Bazel workspace's root file marks its project root as the others do (a pure Bazel tree has no other).
-_BUILD_MARKERS = ("setup.py", "CMakeLists.txt", "pyproject.toml", "MODULE.bazel", "WORKSPACE", "WORKSPACE.bazel")
+_BUILD_MARKERS = (
+    "setup.py",
+    "CMakeLists.txt",
+    "pyproject.toml",
+    "MODULE.bazel",
+    "WORKSPACE",
+    "WORKSPACE.bazel",
+    "configure.ac",  # an autoconf project's root: its Makefile.am files below build with it
+)
 # Python build helpers setup.py imports live in folders named so (`install/`, `cupy_builder/`, `build_tools/`).
 # An `#include` of a macro (`#include KERNEL_HEADER`), which the model cannot follow.
 _MACRO_INCLUDE = re.compile(r"^[ \t]*#[ \t]*include[ \t]+[A-Za-z_]", re.MULTILINE)
@@ -1971,6 +1981,7 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
     run_makefiles: list[str] = []  # makefiles the Makefiles run with `$(MAKE) -f FILE`, whatever their name
     modules: list[str] = []  # Python modules, which may build a torch JIT extension of the tree's sources
     mentioned: list[str] = []  # see `BuildFacts.mentioned_names`
+    autoconf: list[str] = []  # `configure.ac` and autoconf macro files, which say what automake's conditionals test
     for path in _walk(root):
         name = os.path.basename(path)
         suffix = os.path.splitext(name)[1].lower()  # `.H` and `.C` are C++ files too
@@ -1981,6 +1992,9 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
         )
         makefile = is_makefile(name)
         bazel = is_bazel_file(name)
+        if is_autoconf_file(name):
+            autoconf.append(_build_file_text(path) or "")
+            continue
         if name.endswith(_CONFIGURE_HEADER_SUFFIXES):
             configured |= _configure_header_macros(path)
             build_files.append(path)
@@ -2072,10 +2086,11 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
     unrun = cmake_unrun(cmake_texts.values())
     unread = cmake_unread_files(str(root), cmake_texts, "\n".join(other_build_texts))
     make_reads = _make_reads_elsewhere(make_texts)
+    conditionals = automake_conditional_vendors(autoconf, vendor_of_words)
     merged = [
         f
         if isinstance(f, BuildFacts)
-        else makefile_facts(f, make_texts[f], str(root), make_reads[f])
+        else makefile_facts(f, make_texts[f], str(root), make_reads[f], conditionals)
         if f in make_texts
         else cmake_facts(f, cmake_texts[f], str(root), functions, globbing, off_on_rocm, unrun, configured, filelists)
         for f in build_facts
@@ -2382,8 +2397,19 @@ def project_root(path: Path, root: Path, *, configured: bool) -> Path:
     if repository is not None:
         return repository
     if outermost is not None:
-        return outermost
+        return _with_rocm_twin(outermost, start) if inside else outermost
     return Path(start) if inside else Path(absolute).parent
+
+
+def _with_rocm_twin(project: Path, start: str) -> Path:
+    """The folder holding `project` and its ROCm twin when both are build projects of their own side by side below
+    the working directory `start` (`bench-cuda/` and `bench-hip/`, each with its CMakeLists.txt): one product built
+    per vendor, whose CUDA build only the ROCm twin in view tells apart as NVIDIA's. Else `project`."""
+    parent = project.parent
+    if str(parent) != start and not str(parent).startswith(start.rstrip(os.sep) + os.sep):
+        return project
+    twins = (os.path.join(parent, twin) for twin in _rocm_words(project.name))
+    return parent if any(_holds_build_file(twin) for twin in twins) else project
 
 
 @lru_cache(maxsize=1024)

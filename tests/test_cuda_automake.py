@@ -1,0 +1,180 @@
+"""Sources only the CUDA build compiles, as the build files decide them: automake conditionals (`if
+WITH_NVIDIA_GPU` in a `Makefile.am`, configure's `AM_CONDITIONAL`, an arm linking CUDA's libraries), automake's
+`EXTRA_DIST`, a nested nvcc-only CMake project, per-vendor twin projects side by side, CMake's quoted parentheses and
+`NOTFOUND` comparisons (rocmlint/cuda/automake.py, rocmlint/cuda/build_files.py, rocmlint/cuda/project.py)."""
+
+from __future__ import annotations
+
+from rocmlint.cuda.automake import automake_conditional_vendors
+from rocmlint.cuda.build_files import cmake_dependent_cuda_options, cmake_facts, makefile_facts, vendor_of_words
+from rocmlint.cuda.project import project_root
+from tests.test_cuda_project import _codes, write_tree
+
+_CUDA_SOURCE = "#include <cuda_runtime.h>\nvoid f() { cudaDeviceSynchronize(); }\n"
+_HIP_SOURCE = "#include <hip/hip_runtime.h>\nvoid f() { hipDeviceSynchronize(); }\n"
+
+
+def _vendors(path: str, text: str, conditionals: dict[str, str] | None = None) -> dict[str, str | None]:
+    return {s.pattern: s.vendor for s in makefile_facts(path, text, "/r", automake_conditionals=conditionals).sources}
+
+
+def test_automake_conditionals_pick_each_vendors_sources():
+    text = (
+        "lib_LTLIBRARIES = libx.la\nlibx_la_SOURCES = src/common.c\n"
+        "if WITH_NVIDIA_GPU_VERSION\nlibx_la_SOURCES += src/GPU/CUDA/k.cu\nelse\nlibx_la_SOURCES += src/cpu.c\nendif\n"
+        "if !WITH_AMD_GPU_VERSION\nlibx_la_SOURCES += src/not_amd.c\nendif\n"
+        "if GPU_A\nlibx_la_SOURCES += src/a.cu\nendif\n"
+        "if GPU_B\nlibx_la_SOURCES += src/GPU/ROCm/k.hip\nendif\n"
+    )
+    conditionals = {"GPU_B": "rocm"}
+    vendors = _vendors("/r/Makefile.am", text, conditionals)
+    assert vendors["src/common.c"] is None
+    assert vendors["src/GPU/CUDA/k.cu"] == "nvidia"
+    assert vendors["src/cpu.c"] == "rocm"  # the `else` of an NVIDIA conditional
+    assert vendors["src/not_amd.c"] == "nvidia"
+    assert vendors["src/a.cu"] is None  # a conditional naming no vendor
+    assert vendors["src/GPU/ROCm/k.hip"] == "rocm"  # configure's AM_CONDITIONAL tests a ROCm switch
+    # make reads `if` as no conditional of its own: a plain Makefile's lines are no automake blocks.
+    assert _vendors("/r/Makefile", text)["src/GPU/CUDA/k.cu"] is None
+
+
+def test_an_automake_arm_linking_only_cudas_libraries_is_nvidias():
+    text = (
+        "if TL_X_ENABLED\nlibx_la_SOURCES = x.c\nlibx_la_CPPFLAGS = $(BASE_CPPFLAGS) $(CUDA_CPPFLAGS)\n"
+        "libx_la_LIBADD = $(CUDA_LIBS) $(X_LIBADD)\nendif\n"
+        "if TL_Y_ENABLED\nliby_la_SOURCES = y.c\nliby_la_LIBADD = $(CUDA_LIBS) $(ROCM_LIBS)\nendif\n"
+        "if HAVE_TESTS\nt_SOURCES = t.c\nif TL_Z\nt_SOURCES += z.c\nt_LIBADD = $(CUDA_LIBS)\nendif\nendif\n"
+    )
+    vendors = _vendors("/r/src/Makefile.am", text)
+    assert vendors["x.c"] == "nvidia"
+    assert vendors["y.c"] is None  # it links both vendors' libraries
+    assert vendors["t.c"] is None  # only an inner arm reads CUDA's: the outer one is no vendor's
+    assert vendors["z.c"] == "nvidia"
+
+
+def test_configure_am_conditionals_test_a_vendors_switch():
+    configure = (
+        'AM_CONDITIONAL([GPU_A], [test "x$enable_nvidia_gpu" = "xyes"])\n'
+        'AM_CONDITIONAL([GPU_B], [test "x$have_hip" != xno])\n'
+        'AM_CONDITIONAL([NO_GPU], [test "x$enable_nvidia_gpu" = xno])\n'
+        "AM_CONDITIONAL([DOCS], [true])\n"
+    )
+    assert automake_conditional_vendors([configure], vendor_of_words) == {"GPU_A": "nvidia", "GPU_B": "rocm"}
+
+
+def test_extra_dist_files_are_never_compiled():
+    text = "x_SOURCES = a.c\nEXTRA_DIST = shipped/hh.cu \\\n  templates/t.cu\n"
+    facts = makefile_facts("/r/Makefile.am", text, "/r")
+    unbuilt = {s.pattern: s.unbuilt for s in facts.sources}
+    assert unbuilt["a.c"] == ""
+    assert unbuilt["shipped/hh.cu"] == unbuilt["templates/t.cu"] == "automake's EXTRA_DIST only ships it"
+
+
+_AUTOMAKE_TREE = {
+    "configure.ac": 'AM_CONDITIONAL([WITH_NVIDIA_GPU_VERSION], [test "x$use_nvidia" = xyes])\n',
+    "Makefile.am": (
+        "lib_LTLIBRARIES = libx.la\nlibx_la_SOURCES = src/common.c\n"
+        "if WITH_NVIDIA_GPU_VERSION\nlibx_la_SOURCES += src/GPU/CUDA/k.cu\nendif\n"
+        "if WITH_AMD_GPU_VERSION\nlibx_la_SOURCES += src/GPU/ROCm/k.hip\nendif\n"
+        "EXTRA_DIST = src/GPU/CUDA/k_template.cu shipped/hh.cu src/GPU/both_template.cu\n"
+    ),
+    "src/common.c": '#include "GPU/both_template.cu"\n',
+    "src/GPU/both_template.cu": _CUDA_SOURCE,
+    "src/GPU/CUDA/k.cu": '#include "k_template.cu"\n' + _CUDA_SOURCE,
+    "src/GPU/CUDA/k_template.cu": _CUDA_SOURCE,
+    "src/GPU/ROCm/k.hip": _HIP_SOURCE,
+    "shipped/hh.cu": _CUDA_SOURCE,
+}
+
+
+def test_automake_sources_of_the_nvidia_conditional_are_not_rocms(tmp_path):
+    root = write_tree(tmp_path / "proj", _AUTOMAKE_TREE)
+    assert _codes(root, "src/GPU/CUDA/k.cu") == []
+    assert _codes(root, "src/GPU/CUDA/k_template.cu") == []  # shipped, and included only by an NVIDIA source
+    assert _codes(root, "shipped/hh.cu") == []  # shipped only, never compiled
+    # A shipped template a source every build compiles includes is compiled on ROCm too.
+    assert _codes(root, "src/GPU/both_template.cu") != []
+
+
+def test_without_a_rocm_conditional_the_nvidia_sources_are_code_to_port(tmp_path):
+    tree = {**_AUTOMAKE_TREE, "Makefile.am": _AUTOMAKE_TREE["Makefile.am"].replace("WITH_AMD_GPU_VERSION", "GPU2")}
+    root = write_tree(tmp_path / "proj", tree)
+    assert _codes(root, "src/GPU/CUDA/k.cu") != []
+
+
+def test_configure_ac_marks_an_autoconf_projects_root(tmp_path):
+    root = write_tree(tmp_path / "proj", {"configure.ac": "", "tools/hh/CMakeLists.txt": "", "tools/hh/k.cu": ""})
+    assert project_root(root / "tools/hh/k.cu", root, configured=False) == root
+
+
+def test_a_cuda_project_folder_beside_its_rocm_twin_is_rooted_with_it(tmp_path):
+    files = {
+        "bench-cuda/CMakeLists.txt": "project(bench LANGUAGES CXX CUDA)\nadd_executable(bench main-cuda.cpp k.cu)\n",
+        "bench-cuda/main-cuda.cpp": _CUDA_SOURCE,
+        "bench-cuda/k.cu": _CUDA_SOURCE,
+        "bench-hip/CMakeLists.txt": "project(bench LANGUAGES CXX HIP)\nadd_executable(bench main-hip.cpp k.hip)\n",
+        "bench-hip/main-hip.cpp": _HIP_SOURCE,
+        "bench-hip/k.hip": _HIP_SOURCE,
+    }
+    top = write_tree(tmp_path / "top", files)
+    assert project_root(top / "bench-cuda/k.cu", top, configured=False) == top
+    assert _codes(top, "bench-cuda/k.cu") == []
+    assert _codes(top, "bench-cuda/main-cuda.cpp") == []
+    # Alone, the CUDA project is the one to port.
+    alone = write_tree(tmp_path / "alone", {p: t for p, t in files.items() if p.startswith("bench-cuda")})
+    assert project_root(alone / "bench-cuda/k.cu", alone, configured=False) == alone / "bench-cuda"
+    assert _codes(alone / "bench-cuda", "k.cu") != []
+
+
+def test_cmake_quoted_parentheses_and_notfound_comparisons():
+    text = (
+        'set(GPU_AMD "gfx90a" CACHE STRING "the AMD GPU (ROCm and SYCL")\n'
+        'if (NOT CMAKE_CUDA_COMPILER STREQUAL "NOTFOUND")\n'
+        "  target_sources(t PRIVATE src/cuda/k.cu)\n  target_compile_definitions(t PUBLIC WITH_CUDA_REF)\nendif()\n"
+        'if (CMAKE_CUDA_COMPILER STREQUAL "CMAKE_CUDA_COMPILER-NOTFOUND")\n  target_sources(t PRIVATE src/cpu.cpp)\n'
+        "endif()\n"
+    )
+    facts = cmake_facts("/r/CMakeLists.txt", text, "/r")
+    vendors = {s.pattern: s.vendor for s in facts.sources}
+    assert vendors == {"src/cuda/k.cu": "nvidia", "src/cpu.cpp": "rocm"}
+    assert [(d.name, d.vendor) for d in facts.defines] == [("WITH_CUDA_REF", "nvidia")]
+
+
+def test_a_project_functions_compile_definitions_keyword_defines_in_its_arm():
+    text = (
+        "if(BUILD_NVECTOR_CUDA)\n  xyz_add_library(fused_cuda\n    SOURCES fused.cpp\n"
+        "    COMPILE_DEFINITIONS PRIVATE USE_CUDA\n    LINK_LIBRARIES PUBLIC core)\nendif()\n"
+        "if(BUILD_NVECTOR_HIP)\n  xyz_add_library(fused_hip SOURCES fused.cpp COMPILE_DEFINITIONS PRIVATE USE_HIP)\n"
+        "endif()\n"
+    )
+    facts = cmake_facts("/r/src/CMakeLists.txt", text, "/r")
+    assert [(d.name, d.vendor) for d in facts.defines] == [("USE_CUDA", "nvidia"), ("USE_HIP", "rocm")]
+
+
+def test_an_option_depending_on_a_cuda_switch_is_nvidias():
+    options = (
+        'xyz_option(BUILD_SOLVER_X BOOL "needs CUDA" ON\n  DEPENDS_ON ENABLE_CUDA BUILD_OTHER\n  ADVANCED)\n'
+        'xyz_option(BUILD_SOLVER_Y BOOL "needs MPI" ON DEPENDS_ON ENABLE_MPI)\n'
+    )
+    assert cmake_dependent_cuda_options([options]) == frozenset({"BUILD_SOLVER_X"})
+
+
+def test_a_matched_plain_vendor_word_names_the_arms_vendor():
+    text = (
+        "foreach(backend ${BACKENDS})\n"
+        '  if(backend MATCHES "CUDA")\n    set(_defines USE_CUDA)\n  elseif(backend MATCHES "HIP")\n'
+        '    set(_defines USE_HIP)\n  elseif(out MATCHES ".*CUDA.*")\n    set(_defines USE_OTHER)\n  endif()\n'
+        "  xyz_add_benchmark(b SOURCES b.cpp COMPILE_DEFINITIONS ${_defines})\nendforeach()\n"
+    )
+    facts = cmake_facts("/r/CMakeLists.txt", text, "/r")
+    assert {d.name: d.vendor for d in facts.defines} == {"USE_CUDA": "nvidia", "USE_HIP": "rocm", "USE_OTHER": None}
+
+
+def test_a_nested_project_declaring_the_cuda_language_names_nvidia_sources():
+    text = "project(hh LANGUAGES Fortran CUDA)\nadd_executable(hh src/k.cu src/main.f90)\n"
+    facts = cmake_facts("/r/shipped/hh/CMakeLists.txt", text, "/r")
+    assert {(s.pattern, s.vendor, s.standalone) for s in facts.sources} == {("src/k.cu", "nvidia", True)}
+    # A project of C++ whose CUDA module an option adds: only that module's sources are NVIDIA's.
+    optional = "project(ex LANGUAGES CXX)\nadd_library(cpu src/cpu.cc)\nif(EX_CUDA)\n  enable_language(CUDA)\nendif()\n"
+    facts = cmake_facts("/r/examples/ex/CMakeLists.txt", optional, "/r")
+    assert {(s.pattern, s.vendor) for s in facts.sources} == {("src/cpu.cc", None)}
