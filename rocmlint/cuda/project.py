@@ -255,6 +255,9 @@ class FileView:
     # `-I` folder, `<lib_Detail.H>`, may not be followed) name one of the given identifiers, and each time only in
     # such arms.
     named_only_off_rocm: Callable[[frozenset[str]], bool] = lambda names: False
+    # Whether another source file of the project (any, included or not) names one of the given identifiers as a
+    # word, in code or comments alike; True when unknown (no project read, or a file that cannot be read).
+    named_in_other_files: Callable[[frozenset[str]], bool] = lambda names: True
 
 
 EMPTY_VIEW = FileView()
@@ -691,6 +694,19 @@ class CudaProject:
             named = True
         return named
 
+    def _named_in_any(self, paths: Iterable[str], names: frozenset[str]) -> bool:
+        """Whether one of the files at `paths` names one of `names` as a word (True when one cannot be read), from
+        the word sets `_has_any_word` keeps: a file read once answers every later question."""
+        for path in sorted(paths):
+            if path in self._words:
+                if any(name.encode() in self._words[path] for name in names):
+                    return True
+                continue
+            _, data = next(self._reading((path,)))
+            if data is None or self._has_any_word(path, data, names):
+                return True
+        return False
+
     def _has_any_word(self, path: str, data: bytes, names: frozenset[str]) -> bool:
         """Whether the file at `path` (its bytes `data`) holds one of `names` as a whole word, from its set of words,
         built once: most files around a file hold none of an arm's names, and `word_pattern` would scan them all."""
@@ -774,6 +790,7 @@ class CudaProject:
             named_around=lambda names: self._named_where_rocm_compiles(around.files - {path}, names),
             declared_only_off_rocm=lambda names: self._declared_only_off_rocm((path, *closure.files), names, 1),
             named_only_off_rocm=lambda names: self._named_only_off_rocm(beside.files - {path}, names),
+            named_in_other_files=lambda names: self._named_in_any(self.files.keys() - {path}, names),
         )
 
     def includes_through(self, includer: str, header: str, system: bool) -> tuple[tuple[str, str], ...]:
