@@ -58,10 +58,10 @@ def _declared_names(arm: ByteSpan, ctx: CudaContext) -> set[str] | None:
     names: set[str] = set()
     pieces, start = [], arm.start_byte
     for define in directives:
-        name = _DEFINED_NAME.match(define.text)
-        if name is None:
+        defined = _DEFINED_NAME.match(define.text)
+        if defined is None:
             return None
-        names.add(name.group(1))
+        names.add(defined.group(1))
         pieces.append(ctx.content[start : define.start_byte])
         start = define.end_byte
     pieces.append(ctx.content[start : arm.end_byte])
@@ -72,10 +72,10 @@ def _declared_names(arm: ByteSpan, ctx: CudaContext) -> set[str] | None:
     for statement in statements:
         if not statement.strip():
             continue
-        name = _declaration_name(statement)
-        if name is None:
+        declared = _declaration_name(statement)
+        if declared is None:
             return None
-        names.add(name)
+        names.add(declared)
     return names
 
 
