@@ -26,18 +26,18 @@ class CudaVersionGate(ConditionRule, Rule):
     and a macro standing for such a comparison (`#define HAS_BF16 (__CUDA_ARCH__ >= 800)`) where ROCm reads it.
     Device-pass detection (`#ifdef __CUDA_ARCH__`) is ROC213's; a chain is reported once, at its first test. Not
     flagged: a macro the file defines itself; a chain where ROCm takes the arm a recent toolkit or GPU takes, or the
-    only arm it can build; one no arm of which runs, each compiling on ROCm (after an `if`/`if constexpr` chain
-    whose every arm, `else` included, returns: an old nvcc's missing-return workaround); one whose ROCm code nvcc's
-    macros cannot change (the condition already leaves HIP-Clang
-    out, `!defined(__clang__)`, or holds a project macro only NVIDIA's build defines; see ROC214); one whose arm
-    ROCm skips only opts kernels in to more dynamic shared memory (`cudaFuncAttributeMaxDynamicSharedMemorySize`,
-    reading the opt-in cap where ROCm's arm reads the per-block maximum): an AMD GPU gives a kernel its whole LDS
-    without an opt-in; one whose arm ROCm skips only re-creates CUDA library names a toolkit renamed
-    (`#define CUSPARSE_CSRMV_ALG1 CUSPARSE_SPMV_CSR_ALG1`), which HIP has under HIPIFY's names; one needing a
-    switch the file turns off by commenting out its `#define` (`//#define TEXTURE`), which nothing else defines; one
-    whose arms ROCm skips could never build on ROCm by the project's design (`nvidia_only_by_design`): they use names
-    the file and its headers declare only in arms the project's own NVIDIA macro opens (`#if defined(XYZ_DEVICE_CUDA)`
-    around multimem helpers), while ROCm takes the arm after them. An arm of portable code is still reported.
+    only arm it can build; one no arm of which runs, each compiling on ROCm (after an `if`/`if constexpr` chain whose
+    every arm, `else` included, returns: an old nvcc's missing-return workaround); one whose ROCm code nvcc's macros
+    cannot change (the condition already leaves HIP-Clang out, `!defined(__clang__)`, or holds a project macro only
+    NVIDIA's build defines; see ROC214); one whose arms only declare constants no project file names; one whose arm ROCm
+    skips only opts kernels in to more dynamic shared memory (`cudaFuncAttributeMaxDynamicSharedMemorySize`, reading the
+    opt-in cap where ROCm's arm reads the per-block maximum): an AMD GPU gives a kernel its whole LDS without an opt-in;
+    one whose arm ROCm skips only re-creates CUDA library names a toolkit renamed (`#define CUSPARSE_CSRMV_ALG1
+    CUSPARSE_SPMV_CSR_ALG1`), which HIP has under HIPIFY's names; one needing a switch the file turns off by commenting
+    out its `#define` (`//#define TEXTURE`), which nothing else defines; one whose arms ROCm skips could never build on
+    ROCm by the project's design (`nvidia_only_by_design`): they use names the file and its headers declare only in arms
+    the project's own NVIDIA macro opens (`#if defined(XYZ_DEVICE_CUDA)` around multimem helpers), while ROCm takes the
+    arm after them. An arm of portable code is still reported.
 
     ## Why is this bad on ROCm?
     HIP-Clang defines none of the CUDA toolkit's version macros, nor `__CUDA_ARCH__`, so the preprocessor evaluates

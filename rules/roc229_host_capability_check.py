@@ -40,12 +40,13 @@ class HostCapabilityCheck(Rule):
     dev)`.
 
     ## Why is this bad on ROCm?
-    On ROCm `hipDeviceProp_t.major/minor` hold the GFX IP version (9.4 on MI300X, 11.0 on RDNA3): `major >= 8` meant
-    for Ampere selects the wrong path, and `major == 8` rejects AMD GPUs (DeepSpeed: MI300 "not Ampere"). The HIP
-    porting guide says to test `prop.arch.has*` flags or `gcnArchName` instead. Not reported: a floor every current
-    GPU (NVIDIA sm_75 and newer, AMD majors 9 to 12) clears alike (`major >= 3`, `major < 7`); a test only ROCm
-    compiles (`#ifdef __HIP_PLATFORM_AMD__`: written for GFX IP); one after a `&&` false on ROCm (`haveArch && major
-    == 12` where ROCm declares `bool haveArch = false;` and nothing ROCm compiles assigns it or takes its address).
+    On ROCm `hipDeviceProp_t.major/minor` hold the GFX IP version (9.4 on MI300X, 11.0 on RDNA3): `major >= 8` meant for
+    Ampere selects the wrong path, and `major == 8` rejects AMD GPUs (DeepSpeed: MI300 "not Ampere"). The HIP porting
+    guide says to test `prop.arch.has*` flags or `gcnArchName` instead. Not reported: a floor every current GPU (NVIDIA
+    sm_75 and newer, AMD majors 9 to 12) clears alike (`major >= 3`, `major < 7`); a test only ROCm compiles
+    (`#ifdef __HIP_PLATFORM_AMD__`: written for GFX IP); one after a `&&` false on ROCm (`haveArch && major == 12` where
+    ROCm declares `bool haveArch = false;` and nothing ROCm compiles assigns it or takes its address); one a project's
+    HIP twin of its CUDA file rewrote for GFX IP.
 
     ## Example
     ```cuda
@@ -119,14 +120,13 @@ class HostCapabilityCheck(Rule):
             self._check_use(node, ctx)
 
     def _check_use(self, value: Node, ctx: CudaContext) -> None:
-        """Report a comparison of the capability, a switch on it, or an SM number computed from it, once per
-        condition."""
+        """Report a comparison of the capability, a switch on it or an SM number made from it, once per condition."""
         use = None if short_circuited(value, ctx) else number_use(value, ctx)
         if use is None or ctx.written_for_rocm(value):  # AMD's GFX IP numbering, read on purpose
             return
         kind, node = use
         whole = whole_condition(node, ctx)
-        if (whole.start_byte, whole.end_byte) in self._reported:
+        if (whole.start_byte, whole.end_byte) in self._reported or ctx.rewritten_for_amd(whole):
             return
         self._reported.add((whole.start_byte, whole.end_byte))
         if (kind == "comparison" and self._selects_nothing(whole, ctx)) or (

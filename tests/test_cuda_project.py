@@ -1432,6 +1432,7 @@ def test_a_make_fragment_of_the_rocm_build_gates_and_decides_version_tests(tmp_p
             #else
             #define ASYNC_COPY 0
             #endif
+            const int async_copy = ASYNC_COPY;  // read: the version test decides code
             #if defined(__CUDACC_VER_MAJOR__) && __CUDACC_VER_MAJOR__ < 10
             #error "too old"
             #endif

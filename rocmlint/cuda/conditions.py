@@ -47,6 +47,7 @@ from rocmlint.cuda.preprocessor import (
     names_in,
 )
 from rocmlint.cuda.syntax import definitions_of
+from rocmlint.cuda.unused_arms import declares_only_unnamed
 from rocmlint.diagnostics import Edit, Fix
 from rocmlint.rule import Rule
 from rocmlint.vendor import Branch
@@ -454,7 +455,8 @@ class ConditionRule:
         (`arm_outcomes_agree`), or one the project's own macros choose whatever the NVIDIA compiler's macros
         would be (`decided_by_project_macros`), or the code ROCm compiles would be the same if HIP-Clang defined
         nvcc's macros (`nvcc_macros_change_no_rocm_code`), or the arms it skips could never build on ROCm by the
-        project's design (`nvidia_only_by_design`): nothing to decide, so nothing to report."""
+        project's design (`nvidia_only_by_design`), or its arms only declare what nothing in the project names
+        (`declares_only_unnamed`): nothing to decide, so nothing to report."""
         opener = self._chains(ctx).opener(directive)
         if opener not in self._intended:
             arms = self._chains(ctx).arms_of(directive)
@@ -465,6 +467,7 @@ class ConditionRule:
                 or unreachable_chain(arms, ctx)
                 or only_fallbacks_hip_predefines(arms, ctx)
                 or nvidia_only_by_design(arms, ctx)
+                or declares_only_unnamed([arm_span(arm, ctx) for arm in arms], ctx)
             )
         return self._intended[opener]
 

@@ -395,6 +395,12 @@ class CudaContext:
         tested = {name for chain in chains for condition in chain for name in names_in(condition)}
         return any(name in macros.rocm or name in macros.rocm_pass for name in tested)
 
+    def rewritten_for_amd(self, node: Node) -> bool:
+        """Whether `node` (a condition) is code the project rewrote for AMD: the file is the hand-written HIP twin of a
+        CUDA file of the project, which spells no such code (`FileView.apart_from_cuda_twin`: `major >= 5` there,
+        `major >= 10` here), so what it reads is what an AMD GPU reports."""
+        return bool(self.options.project.apart_from_cuda_twin(self.text(node)))
+
     def branch_as_compiled(self, span: Span) -> Branch:
         """`branch`, but with the stale platform macros ROC215 reports read as a ROCm build compiles them (maybe
         defined, by ROCm < 6.0) rather than as the gates their authors meant: where a ROCm 6 build may really

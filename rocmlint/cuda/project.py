@@ -268,6 +268,13 @@ class FileView:
     # `-I` folder, `<lib_Detail.H>`, may not be followed) name one of the given identifiers, and each time only in
     # such arms.
     named_only_off_rocm: Callable[[frozenset[str]], bool] = lambda names: False
+    # Whether another source file of the project (any, included or not) names one of the given identifiers as a
+    # word, in code or comments alike; True when unknown (no project read, or a file that cannot be read).
+    named_in_other_files: Callable[[frozenset[str]], bool] = lambda names: True
+    # Why the given code of this file (a condition, as written) is the file's own, written for AMD: the file is the
+    # hand-written HIP twin of a CUDA file of the project (`hip/util.h` beside `cuda/util.h`), which spells no such
+    # code; "" when the file is no such twin, or the CUDA file spells the code too (a hipified copy keeps its tests).
+    apart_from_cuda_twin: Callable[[str], str] = lambda code: ""
 
 
 EMPTY_VIEW = FileView()
@@ -704,6 +711,19 @@ class CudaProject:
             named = True
         return named
 
+    def _named_in_any(self, paths: Iterable[str], names: frozenset[str]) -> bool:
+        """Whether one of the files at `paths` names one of `names` as a word (True when one cannot be read), from
+        the word sets `_has_any_word` keeps: a file read once answers every later question."""
+        for path in sorted(paths):
+            if path in self._words:
+                if any(name.encode() in self._words[path] for name in names):
+                    return True
+                continue
+            _, data = next(self._reading((path,)))
+            if data is None or self._has_any_word(path, data, names):
+                return True
+        return False
+
     def _has_any_word(self, path: str, data: bytes, names: frozenset[str]) -> bool:
         """Whether the file at `path` (its bytes `data`) holds one of `names` as a whole word, from its set of words,
         built once: most files around a file hold none of an arm's names, and `word_pattern` would scan them all."""
@@ -788,6 +808,8 @@ class CudaProject:
             named_around=lambda names: self._named_where_rocm_compiles(around.files - {path}, names),
             declared_only_off_rocm=lambda names: self._declared_only_off_rocm((path, *closure.files), names, 1),
             named_only_off_rocm=lambda names: self._named_only_off_rocm(beside.files - {path}, names),
+            named_in_other_files=lambda names: self._named_in_any(self.files.keys() - {path}, names),
+            apart_from_cuda_twin=lambda code: self._apart_from_cuda_twin(path, code),
         )
 
     def includes_through(self, includer: str, header: str, system: bool) -> tuple[tuple[str, str], ...]:
@@ -1819,6 +1841,32 @@ class CudaProject:
         return next((p for p in same_name if ".hip" in os.path.basename(p).lower() and p != path), "")
 
     @cached_property
+    def _cuda_twins(self) -> dict[tuple[str, str], list[str]]:
+        """(folder, name before its first dot, lower case) of each project file hand-written for ROCm in place of a
+        CUDA file (`_hip_twin`: `hip/util.cpp` for `cuda/util.h`) -> the CUDA files of that folder and name (`util.h`,
+        `util.cpp`); not those a build hipifies (its CUDA-isms are then renamed, not rewritten)."""
+        found: dict[tuple[str, str], list[str]] = {}
+        for path in sorted(self.files):
+            twin = self._hip_twin(path)
+            if twin and not self._hipify_evidence(twin):
+                folder, name = os.path.split(twin)
+                found.setdefault((folder, name.split(".")[0].lower()), []).append(path)
+        return found
+
+    def _apart_from_cuda_twin(self, path: str, code: str) -> str:
+        """See `FileView.apart_from_cuda_twin`: no CUDA file the file stands in for spells `code` (spaces and the case
+        of `cuda`/`hip` aside)."""
+        folder, name = os.path.split(path)
+        twins = self._cuda_twins.get((folder, name.split(".")[0].lower()), [])
+        if not twins:
+            return ""
+        for _, data in self._reading(twins):
+            if data is None or _compact(code) in _compact(data.decode("utf-8", "replace")):
+                return ""
+        shown = ", ".join(self._relative(twin) for twin in sorted(twins))
+        return f"the file is the HIP twin of {shown}, which spells no `{' '.join(code.split())}`"
+
+    @cached_property
     def _by_stem(self) -> dict[tuple[str, str], list[str]]:
         """(folder, file name before its first dot, lower case) -> the project files so named: `_hip_twin`'s index."""
         found: dict[tuple[str, str], list[str]] = {}
@@ -2183,6 +2231,11 @@ def _rocm_words(name: str) -> list[str]:
     if _CUDA_WORD.search(name) is None:
         return []
     return [_said_as(name, word) for word in ("hip", "rocm")]
+
+
+def _compact(code: str) -> str:
+    """`code` without white space, `cuda` read as `hip`, in lower case: how a twin's copy of a test is looked for."""
+    return re.sub(r"\s+", "", code).lower().replace("cuda", "hip")
 
 
 def _said_as(name: str, word: str) -> str:
