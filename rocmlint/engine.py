@@ -19,6 +19,7 @@ import ahocorasick_rs
 from rocmlint.collector import collection_paused
 from rocmlint.config import Settings
 from rocmlint.cuda.conditions import cuda_triggers
+from rocmlint.cuda.declared_requirements import declared_packages
 from rocmlint.cuda.frontend import CudaOptions, InternalErrorReporter, check_cuda, compile_queries
 from rocmlint.cuda.project import (
     EMPTY_VIEW,
@@ -283,6 +284,7 @@ class Engine:
             self._rocm_image_packages(source.path, settings),
             self._field_off_by_default(source.path, settings),
             self._own_device_kinds(source.path, settings),
+            self._declared_packages(source.path, settings),
         )
         try:
             package, _ = package_of(source.path)
@@ -410,6 +412,19 @@ class Engine:
             return packages
 
         return installed
+
+    def _declared_packages(self, path: str, settings: Settings) -> Callable[[], dict[str, str]]:
+        """The packages the project's default install declares (`declared_packages`; none without the project model
+        or for a buffer with no file on disk). The declaring files become the result's cache dependencies."""
+        if not settings.project_model or not os.path.isfile(path):
+            return dict
+
+        def declared() -> dict[str, str]:
+            packages, files = declared_packages(str(project_root_of(path, settings)))
+            self.project.note_files(list(files))
+            return packages
+
+        return declared
 
     def _field_off_by_default(self, path: str, settings: Settings) -> Callable[[str], bool]:
         """Whether every class of the project declaring a field gives it a false default (`declared_off_by_default`;

@@ -21,9 +21,13 @@ from rocmlint.python.imports import (
 from rocmlint.python.lexical import import_statement_pattern
 from rocmlint.rule import Invalid, Rule, Valid
 
-# Top-level modules of the NVML bindings: `nvidia-ml-py`/`pynvml` (incl. `pynvml.smi`), `nvidia-ml-py3`'s
-# `nvidia_smi` and `py3nvml` (`py3nvml.py3nvml`).
-_NVML_MODULES = frozenset({"pynvml", "nvidia_smi", "py3nvml"})
+# Top-level modules of the NVML bindings (`pynvml.smi`, `py3nvml.py3nvml` too), each with the distributions installing
+# it (normalised names), which a project may require: `nvidia-ml-py`/`pynvml`, `nvidia-ml-py3`, `py3nvml`.
+_MODULES = {
+    "pynvml": ("nvidia-ml-py", "pynvml", "nvidia-ml-py3"),
+    "nvidia_smi": ("nvidia-ml-py3",),
+    "py3nvml": ("py3nvml",),
+}
 
 # The prefilter (Rule.trigger_pattern): an import statement naming `pynvml` or `nvidia_smi` as the
 # top-level package, not the words' other uses (`import_pynvml()`, `vllm.third_party.pynvml`,
@@ -43,7 +47,10 @@ class PynvmlImport(Rule):
     An import inside a def (a lazy import) too, unless every call of the def is in such a `try:` (a private def,
     `idioms.handled_by_callers`): it stops the def on ROCm with `ModuleNotFoundError`, which a handler of NVML
     errors around its calls (ROC117's fallback) does not catch. A reported import's earlier requirement check (`if not
-    is_pynvml_available(): raise ImportError(...)`) is reported too: on ROCm the code stops there first.
+    is_pynvml_available(): raise ImportError(...)`) is reported too: on ROCm the code stops there first. Not where the
+    project's default install (`[project] dependencies`, else the root requirements.txt; not an optional extra) requires
+    the bindings: pure Python, they import on ROCm too and `nvmlInit()` fails instead (ROC117), except in a def named
+    as a CUDA probe (`has_cuda_device()`), which then answers "no GPU" where HIP has AMD GPUs.
 
     ## Why is this bad on ROCm?
     `pynvml` and `nvidia_smi` are Python bindings to NVIDIA's NVML (`libnvidia-ml`). ROCm builds of
@@ -101,6 +108,12 @@ class PynvmlImport(Rule):
                 continue
             # `a.b as c` of an `import` is a node; the module of a `from` import is only text.
             span = None if imported.alias is not None else module_name_range(ctx, imported)
+            if ctx.project_requires(*_MODULES[top_level(imported.module)]):
+                # Installed with the project, on ROCm too: only `nvmlInit()` fails there (ROC117), unless the def
+                # importing them is a CUDA probe, which then answers "no CUDA device" where ROCm has GPUs.
+                if (lazy := _lazy(ctx, node)) and "cuda" in lazy.name.lower():
+                    ctx.report(imported.name, _PROBE_MESSAGE.format(imported.module), span=span)
+                continue
             if runs_at_import(ctx, node):
                 ctx.report(imported.name, _message(imported.module), fix=_fix(node, ctx), span=span)
             elif _lazy(ctx, node) and not handled_by_callers(ctx, node, IMPORT_FAILURES):
@@ -130,10 +143,12 @@ def _fix(node: ast.Import | ast.ImportFrom, ctx: PythonContext) -> Fix | None:
     return ctx.fix("Import it inside try/except ImportError (None when missing)", edit) if edit else None
 
 
-def _lazy(ctx: PythonContext, node: ast.AST) -> bool:
-    """Imported in the body of a def (not a lambda's, not under `if TYPE_CHECKING:`): run when the def is called."""
+def _lazy(ctx: PythonContext, node: ast.AST) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The def whose body imports it (not a lambda's, not under `if TYPE_CHECKING:`): run when the def is called."""
     scope = ctx.semantic.enclosing_scope_node(node)
-    return isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) and not under_type_checking(ctx, node)
+    if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) and not under_type_checking(ctx, node):
+        return scope
+    return None
 
 
 def _availability_checked(node: ast.AST, ctx: PythonContext) -> bool:
@@ -143,9 +158,13 @@ def _availability_checked(node: ast.AST, ctx: PythonContext) -> bool:
 
 
 def _is_nvml_module(module: str) -> bool:
-    return top_level(module) in _NVML_MODULES
+    return top_level(module) in _MODULES
 
 
+_PROBE_MESSAGE = (
+    "`{}` imports where the project installs it, but NVML sees no GPU on ROCm, so this CUDA probe answers none where "
+    "HIP has AMD GPUs; use torch.cuda.device_count() or amdsmi when torch.version.hip is set"
+)
 _REQUIREMENT_MESSAGE = (
     "this check raises where the NVIDIA NVML bindings are missing, as they usually are on ROCm machines, so the code "
     "stops here on AMD GPUs; query the GPU through amdsmi when torch.version.hip is set"
@@ -216,7 +235,7 @@ PynvmlImport.valid = (
             import pynvml
         """,
     ),
-    # Behind a check that the package is installed.
+    # Behind a check that the package is installed, for type checkers only, with ImportError suppressed.
     Valid(
         """
         import importlib.util
@@ -225,10 +244,6 @@ PynvmlImport.valid = (
             return _pynvml_available
         if is_pynvml_available():
             import pynvml
-        """,
-    ),
-    Valid(
-        """
         import contextlib
         from typing import TYPE_CHECKING
         if TYPE_CHECKING:
@@ -373,23 +388,12 @@ PynvmlImport.invalid = (
             pynvml as nv
         from \
             pynvml import nvmlInit
-        """,
-        expect=("2:5-2:17", "4:5-4:11"),
-    ),
-    Invalid(
-        """
         from pynvml import (
             nvmlInit,
-            nvmlShutdown,
         )
-        """,
-        expect=("1:6-1:12",),
-    ),
-    Invalid(
-        """
         class Probe:
             import pynvml
         """,
-        expect=("2:12-2:18",),
+        expect=("2:5-2:17", "4:5-4:11", "5:6-5:12", "9:12-9:18"),
     ),
 )

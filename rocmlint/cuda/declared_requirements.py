@@ -43,7 +43,31 @@ class DeclaredRequirements:
 def declared_requirements(root: str) -> DeclaredRequirements:
     """The vendor-only requirements declared by pyproject.toml's `[project] dependencies` and requirements.txt
     directly under `root`."""
-    found: list[tuple[str, int, str]] = []  # (path, line, normalised name), in declaration order
+    found, files = _declarations(root)
+    rocm = next((where for where, name in found if name in _ROCM_ONLY), "")
+    nvidia = next((where for where, name in found if _nvidia_only(name)), "")
+    return DeclaredRequirements(rocm, nvidia, files)
+
+
+def declared_packages(root: str) -> tuple[dict[str, str], tuple[str, ...]]:
+    """Each package of the default install declared directly under `root` (its normalised name) with the first
+    "path:line: name" declaring it, and the files read (absolute): what installing the project always installs.
+    Where pyproject.toml lists `[project] dependencies`, those are what `pip install` of the project installs, and a
+    requirements.txt beside it is an environment for working on it (one the list does not name is not installed)."""
+    found, files = _declarations(root)
+    pyproject = _text(os.path.join(root, "pyproject.toml"))
+    if pyproject is not None and _lists_dependencies(pyproject):
+        found = [(where, name) for where, name in found if where.startswith("pyproject.toml:")]
+    packages: dict[str, str] = {}
+    for where, name in found:
+        packages.setdefault(name, where)
+    return packages, files
+
+
+def _declarations(root: str) -> tuple[list[tuple[str, str]], tuple[str, ...]]:
+    """("path:line: name", normalised name) of each requirement the root's pyproject.toml and requirements.txt
+    declare, in declaration order, and the files read (absolute)."""
+    found: list[tuple[str, str]] = []
     files: list[str] = []
     for name, read in (("pyproject.toml", _pyproject_requirements), ("requirements.txt", _requirements_lines)):
         path = os.path.join(root, name)
@@ -51,14 +75,8 @@ def declared_requirements(root: str) -> DeclaredRequirements:
         if text is None:
             continue
         files.append(path)
-        found += [(path, line, requirement) for line, requirement in read(text)]
-    rocm = next(
-        (f"{os.path.relpath(path, root)}:{line}: {name}" for path, line, name in found if name in _ROCM_ONLY), ""
-    )
-    nvidia = next(
-        (f"{os.path.relpath(path, root)}:{line}: {name}" for path, line, name in found if _nvidia_only(name)), ""
-    )
-    return DeclaredRequirements(rocm, nvidia, tuple(files))
+        found += [(f"{name}:{line}: {requirement}", requirement) for line, requirement in read(text)]
+    return found, tuple(files)
 
 
 def normalise(name: str) -> str:
@@ -87,6 +105,15 @@ def _pyproject_requirements(text: str) -> list[tuple[int, str]]:
         at = max(text.find(f'"{requirement}"'), text.find(f"'{requirement}'"))
         found.append((text.count("\n", 0, at) + 1 if at >= 0 else 1, normalise(match.group(1))))
     return found
+
+
+def _lists_dependencies(text: str) -> bool:
+    """Whether `[project]` lists its dependencies itself (not `dynamic`, read from a requirements file)."""
+    try:
+        project = tomllib.loads(text).get("project")
+    except tomllib.TOMLDecodeError:
+        return False
+    return isinstance(project, dict) and isinstance(project.get("dependencies"), list)
 
 
 def _requirements_lines(text: str) -> list[tuple[int, str]]:

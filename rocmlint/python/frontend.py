@@ -46,6 +46,10 @@ class RuleOptions:
     # "hip" its classes compare their kind with, an arch record's "gcnArchName"), the files that show it
     # (device_kinds.own_device_kinds); the engine hands it over.
     own_device_kinds: Callable[[], dict[tuple[str, str], tuple[str, ...]]] = dict
+    # The packages the project's default install always installs (`[project] dependencies`, the root
+    # requirements.txt; cuda.declared_requirements.declared_packages), each with the line declaring it; the engine
+    # hands it over.
+    declared_packages: Callable[[], dict[str, str]] = dict
 
 
 class PythonContext:
@@ -171,6 +175,17 @@ class PythonContext:
     @cached_property
     def _rocm_image_packages(self) -> dict[str, str]:
         return self.options.rocm_image_packages()
+
+    def project_requires(self, *names: str) -> str:
+        """The "path:line: name" of the project's declaration requiring one of the packages `names` (normalised
+        distribution names) in its default install, "" when none does: wherever the project is installed, on ROCm
+        too, the package is there (an optional extra is not its default install)."""
+        declared = self._declared_packages
+        return next((declared[name] for name in names if name in declared), "")
+
+    @cached_property
+    def _declared_packages(self) -> dict[str, str]:
+        return self.options.declared_packages()
 
     def written_for_rocm(self, node: ast.AST) -> bool:
         """Whether only ROCm runs `node`: it sits in a ROCm-only branch, after an import of a ROCm-only package

@@ -149,6 +149,17 @@ _EXIT_CODE_RUNNERS = frozenset({"subprocess.call", "subprocess.run", "os.system"
 _NVIDIA_ONLY_TEST_DECORATORS = frozenset(_VENDOR_PACKAGES["nvidia_only_test_decorators"])
 # Runners that raise when the program is missing or fails (`subprocess.run` only with `check=True`).
 _RAISING_RUNNERS = frozenset({"subprocess.check_output", "subprocess.check_call"})
+# Class decorators that shape the class and return it, registering it nowhere (`@dataclass`).
+_CLASS_SHAPERS = frozenset({"dataclasses.dataclass", "functools.total_ordering", "typing.final"})
+# NVML's initialisation (`pynvml.nvmlInit()`, also through `nvidia_smi` and `py3nvml.py3nvml`): it raises unless
+# libnvidia-ml found an NVIDIA driver.
+_NVML_INITS = frozenset(
+    f"{module}.{function}"
+    for module in ("pynvml", "nvidia_smi", "py3nvml.py3nvml")
+    for function in ("nvmlInit", "nvmlInitWithFlags")
+)
+# Exceptions that catch NVML's failure to initialise (pynvml's `NVMLError` and its subclasses, ctypes' OSError).
+_NVML_FAILURE = re.compile(r"^(?:NVMLError\w*|Exception|BaseException|OSError)$")
 # The keyword that switches what a decorator registers on or off (`@register_benchmark(enabled=...)`).
 _SWITCH_KEYWORDS = frozenset({"enabled", "enable"})
 _ORDERINGS: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
@@ -288,6 +299,7 @@ class GateAnalyzer:
         self._skips: dict[tuple[object, ...], Vendor | None] = {}  # by `_binding_key`: where its tests run
         self._idle_on_rocm: dict[ast.ClassDef, bool] = {}  # benchmark classes: every registration off on ROCm
         self._returns_on_rocm: dict[FunctionNode, bool] = {}  # `_may_return_on_rocm`, False while being decided
+        self._deciding_classes: set[ast.ClassDef] = set()  # subclasses being decided (`_subclass_only_off_rocm`)
 
     @cached_property
     def references(self) -> References:
@@ -907,15 +919,59 @@ class GateAnalyzer:
             return self.read_elsewhere is not None and self.read_elsewhere.only_off_rocm(function.name)
         if not isinstance(owner, ast.ClassDef) or self.semantic.parent(owner) is not self.semantic.module:
             return False
-        if owner.decorator_list:
+        return self._class_only_off_rocm(owner)
+
+    def _class_only_off_rocm(self, owner: ast.ClassDef) -> bool:
+        """The methods of a module-level class run only off ROCm: this file never uses it, or makes it only off
+        ROCm (`_instances_only_off_rocm`). Reading a data attribute of the class (`Gpu._errors.get(code)`) or naming
+        it in an annotation (`-> list[Gpu]`) makes no instance and runs none of its methods."""
+        if any(self._decorator_name(decorator) not in _CLASS_SHAPERS for decorator in owner.decorator_list):
             return False  # registered by a decorator
-        uses = self.references.uses_of(owner)
+        uses = [
+            use
+            for use in self.references.uses_of(owner)
+            if not self._reads_class_data(use, owner) and not self._in_annotation(use)
+        ]
         outside = [use for use in uses if not self._in_own_method(use, owner)]
         if outside:
             return self._instances_only_off_rocm(owner, outside)
         if self.read_elsewhere is not None and self.read_elsewhere.only_off_rocm(owner.name):
             return True
         return bool(uses) and self._instances_only_off_rocm(owner, uses)  # its own methods make it only off ROCm
+
+    def _reads_class_data(self, use: ast.expr, owner: ast.ClassDef) -> bool:
+        """`use` is `Owner.name` for a `name` the class body assigns (not a method), not called."""
+        read = self.semantic.parent(use)
+        if not isinstance(read, ast.Attribute) or read.value is not use or not isinstance(read.ctx, ast.Load):
+            return False
+        called = self.semantic.parent(read)
+        if isinstance(called, ast.Call) and called.func is read:
+            return False
+        assigned = (
+            target
+            for statement in owner.body
+            if isinstance(statement, (ast.Assign, ast.AnnAssign))
+            for target in (statement.targets if isinstance(statement, ast.Assign) else [statement.target])
+        )
+        return any(isinstance(target, ast.Name) and target.id == read.attr for target in assigned)
+
+    def _decorator_name(self, decorator: ast.expr) -> str:
+        called = decorator.func if isinstance(decorator, ast.Call) else decorator
+        return self.semantic.qualified_name(called) or ""
+
+    def _in_annotation(self, use: ast.expr) -> bool:
+        child: ast.AST = use
+        for ancestor in self.semantic.ancestors(use):
+            if isinstance(ancestor, ast.arg):
+                return child is ancestor.annotation
+            if isinstance(ancestor, ast.AnnAssign):
+                return child is ancestor.annotation
+            if isinstance(ancestor, FUNCTION_DEFS):
+                return child is ancestor.returns
+            if isinstance(ancestor, ast.stmt):
+                return False
+            child = ancestor
+        return False
 
     def _in_own_method(self, use: ast.expr, owner: ast.ClassDef) -> bool:
         """`use` of the class sits in a def of its own (`return Packed(data)` in `Packed.unflatten`): it makes an
@@ -932,12 +988,27 @@ class GateAnalyzer:
         derives from and the modules importing this one do not read or only read off ROCm: its methods run on
         its instances, so never on ROCm (`manager = NvidiaManager()` in the NVIDIA arm of a vendor dispatch).
         As for a def called here, a file read alone (no importers known) is taken at its word."""
-        if any(isinstance(self.semantic.parent(use), ast.ClassDef) for use in uses):
+        subclasses = [parent for use in uses if isinstance(parent := self.semantic.parent(use), ast.ClassDef)]
+        if not all(self._subclass_only_off_rocm(subclass, owner) for subclass in subclasses):
             return False  # a base class: the subclass's instances run its methods
-        if not all(self.never_on_rocm(use) for use in uses):
+        made = [use for use in uses if not isinstance(self.semantic.parent(use), ast.ClassDef)]
+        if not all(self.never_on_rocm(use) for use in made):
             return False
         elsewhere = self.read_elsewhere
         return elsewhere is None or not elsewhere(owner.name) or elsewhere.only_off_rocm(owner.name)
+
+    def _subclass_only_off_rocm(self, subclass: ast.ClassDef, base: ast.ClassDef) -> bool:
+        """A module-level class derived from `base` (named among its bases, not in its body) whose own methods run
+        only off ROCm: its instances, which run the base's methods, are made only there."""
+        if self.semantic.parent(subclass) is not self.semantic.module or subclass in self._deciding_classes:
+            return False
+        if not any(isinstance(named, ast.Name) and named.id == base.name for named in subclass.bases):
+            return False
+        self._deciding_classes.add(subclass)
+        try:
+            return self._class_only_off_rocm(subclass)
+        finally:
+            self._deciding_classes.discard(subclass)
 
     def _rocm_arm_follows(self, branch: ast.If) -> bool:
         """`if <cuda setup or override>: ... elif torch.version.hip: ...`: a later arm that only ROCm can
@@ -1009,6 +1080,8 @@ class GateAnalyzer:
             vendor = self._package_probe(statement.value) or self._program_probe(statement.value)
             if vendor is not None:
                 return [(vendor, True)]
+            if self._nvml_probe(statement):
+                return [(NVIDIA, True)]
         if not isinstance(statement, _EVALUATING_STATEMENTS) or statement.value is None:
             return []
         calls = _always_called(statement.value)  # walked once for both questions
@@ -1131,6 +1204,19 @@ class GateAnalyzer:
         is found or ran (`shutil.which("nvidia-smi")`); UNKNOWN for any other program."""
         program = program.rsplit("/", 1)[-1]
         return NVIDIA if program in _NVIDIA_PROGRAMS else ROCM if program in _ROCM_PROGRAMS else UNKNOWN
+
+    def _nvml_probe(self, statement: ast.Expr) -> bool:
+        """`pynvml.nvmlInit()` in the body of a `try:` with a handler catching its failure (`except NVMLError:`,
+        `except Exception:`): a probe whether NVML answers, which it does only on NVIDIA machines, so what follows in
+        the body (`return True`, `PYNVML_AVAILABLE = True`) runs only there. An unguarded call is no probe: the
+        NVML calls after it fail on ROCm with it, and stay each a hazard of their own."""
+        call = statement.value
+        if not isinstance(call, ast.Call) or self.semantic.qualified_name(call.func) not in _NVML_INITS:
+            return False
+        parent = self.semantic.parent(statement)
+        if not isinstance(parent, ast.Try) or statement not in parent.body:
+            return False
+        return any(_swallows_nvml_failure(handler) for handler in parent.handlers)
 
     def _package_probe(self, call: ast.Call) -> Vendor | None:
         """`importlib.util.find_spec("cutlass")` / `pytest.importorskip("cutlass")`: found only where the
@@ -2040,6 +2126,16 @@ def _package_vendor(module: str) -> Vendor | None:
         if any(module == package or module.startswith(package + ".") for package in _VENDOR_PACKAGES[key]):
             return vendor
     return None
+
+
+def _swallows_nvml_failure(handler: ast.ExceptHandler) -> bool:
+    """The handler catches NVML's failure to initialise (a bare `except:` too) and raises nothing of its own."""
+    if any(isinstance(statement, ast.Raise) for statement in handler.body):
+        return False
+    if handler.type is None:
+        return True
+    names = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return any(_NVML_FAILURE.match((dotted_name(name) or "").rsplit(".", 1)[-1]) for name in names)
 
 
 def _is_registry_lookup(definition: FunctionNode | ast.ClassDef | None) -> bool:

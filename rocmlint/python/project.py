@@ -135,7 +135,7 @@ class ProjectIndex:
         self.note_files(importers)
         key = (module, name)
         if key not in self._read_elsewhere:
-            self._read_elsewhere[key] = any(self._may_read(Path(importer), name) for importer in importers)
+            self._read_elsewhere[key] = any(self._may_read(index, Path(importer), name) for importer in importers)
         return self._read_elsewhere[key]
 
     def read_only_off_rocm(self, index: ImportIndex, path: str, name: str, depth: int = _IMPORTER_READ_DEPTH) -> bool:
@@ -168,7 +168,7 @@ class ProjectIndex:
         read: bool | None = None
         root = Path(index.root)
         for importer in map(Path, importers):
-            if not self._may_read(importer, name, root):
+            if not self._may_read(index, importer, name, root):
                 continue
             if self._only_reexports(importer, name, root) and len(seen) <= _MAX_REEXPORTS:
                 if str(importer) in seen:
@@ -294,11 +294,13 @@ class ProjectIndex:
         if other_accelerator_in_path(str(importer), str(root)):
             return True
         data = self._data(importer)
-        if data is None or self._star_imports_in(importer, data):
+        if data is None:
             return False
         reads_elsewhere = _ImporterReads(self, index, str(importer), depth - 1) if depth > 0 else None
         analyzer = self._analyzer(importer, data, self.rocm_guards, root, reads_elsewhere)
         if analyzer is None:
+            return False
+        if self._star_imports_in(importer, data) and self._star_import_may_bind(index, importer, analyzer, name):
             return False
         members = analyzer.references.attributes(name)
         own = [member for member in members if not self._member_of_another(index, importer, analyzer, member, module)]
@@ -322,23 +324,38 @@ class ProjectIndex:
             return os.path.abspath(found) != module
         return stripped.rsplit(".", 1)[-1] != _module_name(module)
 
-    def _may_read(self, importer: Path, name: str, root: Path | None = None) -> bool:
-        """The importer imports `name` from somewhere (`from m import name`, a re-export), star-imports, reads
-        an attribute so named (`m.name`) or writes it as a string (`getattr(m, "name")`); one that cannot be
-        read or parsed may do any. A variable of its own so named is no read (parsed only then)."""
+    def _may_read(self, index: ImportIndex, importer: Path, name: str, root: Path | None = None) -> bool:
+        """The importer imports `name` from somewhere (`from m import name`, a re-export), star-imports a module that
+        may bind it (`_star_import_may_bind`), reads an attribute so named (`m.name`) or writes it as a string
+        (`getattr(m, "name")`); one that cannot be read or parsed may do any. A variable of its own so named is no
+        read (parsed only then)."""
         data = self._data(importer)
         if data is None:
             return True
-        if self._star_imports_in(importer, data):
-            return True
-        if not _holds_word(data, name.encode()):
+        star = self._star_imports_in(importer, data)
+        if not star and not _holds_word(data, name.encode()):
             return False  # each such read writes the name as a whole word (not `forward` in `forward_native`)
         analyzer = self._analyzer(importer, data, self.rocm_guards, root)  # `root`: the analysis asked for next
-        if analyzer is None:
+        if analyzer is None or (star and self._star_import_may_bind(index, importer, analyzer, name)):
             return True
         # Every node but the module (which names nothing), as the walk recorded them: a flat pass, where `ast.walk`
         # built a queue and a generator of fields per node.
         return any(_names(node, name) for node in analyzer.semantic.parents)
+
+    def _star_import_may_bind(self, index: ImportIndex, importer: Path, analyzer: GateAnalyzer, name: str) -> bool:
+        """A star import of the importer may bind `name` (so its reads may be of something else, or of the asked
+        module's name invisibly): unless it imports a module of the project whose file never writes the word and
+        star-imports nothing itself (`from pkg.common import *` beside `from pkg.nvidia import Gpus`)."""
+        for node in analyzer.semantic.parents:
+            if not isinstance(node, ast.ImportFrom) or all(alias.name != "*" for alias in node.names):
+                continue
+            found = self._module_file(index, str(importer), node.level, node.module or "")
+            if found is None:
+                return True
+            data = self._data(found)
+            if data is None or _holds_word(data, name.encode()) or self._star_imports_in(found, data):
+                return True
+        return False
 
     def _star_imports_in(self, module_file: Path, data: bytes) -> bool:
         """The module's bytes hold `import *` (searched once per module: many names are asked of its importers)."""
