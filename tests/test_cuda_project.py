@@ -655,6 +655,30 @@ def test_a_bazel_workspace_root_file_marks_the_project_root(tmp_path):
     assert project_root(bare / "csrc/k.cu", tmp_path / "elsewhere", configured=False) == bare / "csrc"
 
 
+def test_a_makefile_compiling_sources_marks_the_root_only_where_no_other_build_file_does(tmp_path):
+    """A project built by make alone (`src/makefile`, `src/makefile.hip` globbing the folders below), checked from
+    elsewhere, is one project rooted at its Makefiles' folder: a file deep inside sees the project's headers."""
+    make = "SOURCES = $(wildcard force/*.cu) $(wildcard utilities/*.cu)\nall:\n\t$(CC) $(SOURCES)\n"
+    for name in ("makefile", "Makefile", "GNUmakefile", "makefile.hip"):
+        tree = write_tree(tmp_path / f"make_{name}", {f"src/{name}": make, "src/force/k.cu": "", "doc/x.md": ""})
+        assert project_root(tree / "src/force/k.cu", tmp_path / "elsewhere", configured=False) == tree / "src"
+    # A Makefile compiling nothing (documentation's), or a make fragment another includes, marks no root.
+    docs = write_tree(tmp_path / "docs", {"src/Makefile": "html:\n\tsphinx-build . _build\n", "src/x/k.cu": ""})
+    assert project_root(docs / "src/x/k.cu", tmp_path / "elsewhere", configured=False) == docs / "src/x"
+    fragment = write_tree(tmp_path / "fragment", {"src/rules.mk": make, "src/force/k.cu": ""})
+    assert project_root(fragment / "src/force/k.cu", tmp_path / "elsewhere", configured=False) == fragment / "src/force"
+    # A CMake, setup.py or git project keeps its root when a Makefile sits above or beside it.
+    cmake = write_tree(
+        tmp_path / "cmake", {"Makefile": make, "lib/CMakeLists.txt": "", "lib/Makefile": make, "lib/k.cu": ""}
+    )
+    assert project_root(cmake / "lib/k.cu", tmp_path / "elsewhere", configured=False) == cmake / "lib"
+    python = write_tree(tmp_path / "python", {"Makefile": make, "pkg/setup.py": "", "pkg/csrc/k.cu": ""})
+    assert project_root(python / "pkg/csrc/k.cu", tmp_path / "elsewhere", configured=False) == python / "pkg"
+    repo = write_tree(tmp_path / "repo", {"Makefile": make, "src/makefile": make, "src/k.cu": ""})
+    (repo / ".git").mkdir()
+    assert project_root(repo / "src/k.cu", tmp_path / "elsewhere", configured=False) == repo
+
+
 # --- the check of a file with its project ----------------------------------------------------------------------------
 
 

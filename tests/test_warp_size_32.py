@@ -434,6 +434,21 @@ INVALID = (
         """,
         expect=("3:19-3:72", "4:15-4:33", "5:17-5:50", "6:14-6:31"),
     ),
+    # A file reading the builtin `warpSize` (a warp-synchronous reduction) works on warps without a shuffle: a
+    # block of 32 by 32 launched there is rows of one warp each.
+    Invalid(
+        """
+        __global__ void row_sum(const float* a, float* out) {
+          __shared__ float s[1024];
+          if (threadIdx.x < warpSize) s[threadIdx.x] += s[threadIdx.x + 16];
+        }
+        void launch(int n, const float* a, float* out) {
+          dim3 threads(32, 32);
+          row_sum<<<n, threads>>>(a, out);
+        }
+        """,
+        expect=("6:8-6:23",),
+    ),
 )
 
 

@@ -2245,6 +2245,12 @@ _CUDA_LIBRARY_LINK = re.compile(
 _ROCM_LINK = re.compile(r"(?i)(?<![\w-])-l(?:amdhip64|hip\w*|roc\w*)\b|/opt/rocm|\bROCM_PATH\b")
 
 
+def makefile_compiles_sources(path: str, text: str) -> bool:
+    """Whether a Makefile names, globs or lists the objects of any C, C++, CUDA or HIP source: a build of its own
+    (a documentation Makefile running sphinx is none)."""
+    return bool(_make_source_list(path, list(_make_lines(text))))
+
+
 def _make_source_list(path: str, lines: list[tuple[int, str]]) -> tuple[MakeSourceList, ...]:
     """The `MakeSourceList` of a Makefile naming or globbing any source, else none."""
     names: set[str] = set()

@@ -114,6 +114,7 @@ from rocmlint.cuda.build_files import (
     is_build_script,
     is_makefile,
     jit_extension_facts,
+    makefile_compiles_sources,
     makefile_facts,
     makefiles_run,
     may_build_jit_extension,
@@ -2437,8 +2438,9 @@ def project_root(path: Path, root: Path, *, configured: bool) -> Path:
     """The folder whose files make a file's project, when the file is inside `root`: `root` when a configuration
     file sets it (`configured`) or, as the working directory, it is in a project (it holds a build file, or a
     repository holds it: where a user works). Otherwise the repository holding the file (the closest folder with `.git`), else the outermost
-    folder with a build file (setup.py, CMakeLists.txt, pyproject.toml, a Bazel workspace's root file) within MAX_ROOT_LEVELS, else the working
-    directory when it holds the file, else the file's own folder. A working directory that is no project makes
+    folder with a build file (setup.py, CMakeLists.txt, pyproject.toml, a Bazel workspace's root file) within MAX_ROOT_LEVELS, else the
+    outermost folder with a Makefile compiling sources (a project built by make alone), else the working directory
+    when it holds the file, else the file's own folder. A working directory that is no project makes
     none of everything below it: checking `corpora/a` from the folder holding `corpora/b` too must not read b's
     build files as a's."""
     absolute, start = os.path.abspath(path), os.path.abspath(root)
@@ -2462,27 +2464,50 @@ def _with_rocm_twin(project: Path, start: str) -> Path:
     if str(parent) != start and not str(parent).startswith(start.rstrip(os.sep) + os.sep):
         return project
     twins = (os.path.join(parent, twin) for twin in _rocm_words(project.name))
-    return parent if any(_holds_build_file(twin) for twin in twins) else project
+    return parent if any(_holds_build_file(twin) or _holds_make_build(twin) for twin in twins) else project
 
 
 @lru_cache(maxsize=1024)
 def _enclosing_project(folder: Path) -> tuple[Path | None, Path | None]:
     """The closest folder with `.git` and the outermost folder with a build file, each within MAX_ROOT_LEVELS of
-    `folder` (remembered: every file of a folder asks, and each answer costs up to 7 x MAX_ROOT_LEVELS stats)."""
-    outermost = None
+    `folder` (remembered: every file of a folder asks, and each answer costs up to 7 x MAX_ROOT_LEVELS stats). A
+    Makefile compiling sources marks a root only where no other build file does: a project built by make alone
+    (`src/makefile`, `src/makefile.hip`) is one project, not one per folder of its sources, while a CMake or
+    setup.py project keeps its root when a Makefile sits above or beside it."""
+    outermost = outermost_make = None
     for level, parent in enumerate((folder, *folder.parents)):
         if level >= MAX_ROOT_LEVELS:
             break
         if (parent / ".git").exists():
-            return parent, outermost
+            return parent, outermost or outermost_make
         if _holds_build_file(str(parent)):
             outermost = parent
-    return None, outermost
+        elif _holds_make_build(str(parent)):
+            outermost_make = parent
+    return None, outermost or outermost_make
 
 
 @lru_cache(maxsize=64)
 def _holds_build_file(folder: str) -> bool:
     return any(os.path.exists(os.path.join(folder, marker)) for marker in _BUILD_MARKERS)
+
+
+@lru_cache(maxsize=64)
+def _holds_make_build(folder: str) -> bool:
+    """Whether `folder` holds a Makefile (`Makefile`, `GNUmakefile`, one named for what it builds, `makefile.hip`;
+    not a fragment, `*.mk`, which another includes) that compiles sources."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return False
+    for name in names:
+        path = os.path.join(folder, name)
+        if name.endswith(".mk") or not is_makefile(path):
+            continue
+        text = _build_file_text(path)
+        if text is not None and makefile_compiles_sources(path, text):
+            return True
+    return False
 
 
 @lru_cache(maxsize=64)

@@ -847,7 +847,9 @@ WORKS_ON_WARPS = (b"shfl", b"ballot", b"warpreduce", b"warp_reduce")
 
 
 def works_on_warps(ctx: CudaContext) -> bool:
-    return ctx.mentions(*WORKS_ON_WARPS, lowered=True)
+    """A file that shuffles, ballots or reduces across a warp, or reads the builtin `warpSize` (warp-synchronous
+    reductions `if (tid < warpSize)`, tiles of one warp per row): its 32s and warp counts are about warps."""
+    return ctx.mentions(*WORKS_ON_WARPS, lowered=True) or b"warpSize" in ctx.words
 
 
 def warp_count_literal(literal: Node, ctx: CudaContext) -> tuple[Node, str] | None:
