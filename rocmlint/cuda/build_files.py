@@ -1328,6 +1328,17 @@ def never_read(facts: BuildFacts, why: str) -> BuildFacts:
     return replace(facts, sources=tuple(replace(s, unbuilt=why) for s in facts.sources), mentioned_names=())
 
 
+def preset_for_its_vendor(facts: BuildFacts, path: str) -> BuildFacts:
+    """The facts of a CMake file the build never reads whose file name names one vendor (`gcc-cuda.cmake`,
+    `clang-hip.cmake`): an initial-cache script (`cmake -C gcc-cuda.cmake`) presetting one vendor's configuration
+    (`set(XYZ_USE_CUDA ON CACHE BOOL "")`). What it defines outside any vendor's block is that vendor's, not every
+    build's: the HIP preset never loads it."""
+    vendor = vendor_of_words(os.path.splitext(os.path.basename(path))[0])
+    if vendor is None or not path.endswith(".cmake"):
+        return facts
+    return replace(facts, defines=tuple(d if d.vendor else replace(d, vendor=vendor) for d in facts.defines))
+
+
 # Commands setting a COMPILE_DEFINITIONS property: `set_property(TARGET t APPEND PROPERTY COMPILE_DEFINITIONS A)`,
 # `set_source_files_properties(k.cc PROPERTIES COMPILE_DEFINITIONS "SWITCH=1")`, `set_target_properties(...)`.
 _FIRST_QUOTED = re.compile(r'\s*"([^"]*)"')
