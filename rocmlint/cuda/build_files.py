@@ -954,9 +954,11 @@ def cmake_facts(
     mentioned: list[str] = []
     module_uses: list[SourceSet] = []
     loop_items = _literal_loop_items(commands)
+    reads: dict[str, set[str | None]] = {}  # a word a command reads -> the vendors of the blocks reading it
     for index, (command, arguments, line) in enumerate(commands):
         name = command.lower()
         arguments = _folder_variables_expanded(name, arguments, folder_variables)
+        _note_reads(reads, name, arguments, _block_vendor(blocks, file_vendor))
         mentioned += _cmake_mentions(name, _loop_variables_expanded(arguments, loop_items[index]), unrun)
         _track_elsewhere(elsewhere, name, arguments)
         never_runs = tracker.step(name, arguments)
@@ -1072,6 +1074,7 @@ def cmake_facts(
             elsewhere_placed = included_module or name in source_functions.under_own_folder
             sources += [_anywhere(s) if elsewhere_placed else s for s in listed]
         sources[first_source:] = [_unbuilt(s, never_runs, unrun) for s in sources[first_source:]]
+    sources = _lists_read_by_one_vendor(sources, reads)
     if module_vendor is not None:
         # A project declaring the CUDA language itself (`project(hh LANGUAGES Fortran CUDA)`) is a CUDA build
         # whatever its options: each source it names outside a vendor's block is NVIDIA's.
@@ -1093,6 +1096,41 @@ def cmake_facts(
         mentioned_names=tuple(dict.fromkeys(mentioned)),
         module_uses=tuple(module_uses),
     )
+
+
+_CONDITION_COMMANDS = frozenset({"if", "elseif", "else", "endif"})
+_LIST_WRITES = frozenset({"APPEND", "PREPEND", "INSERT", "REMOVE_ITEM", "REMOVE_AT", "REMOVE_DUPLICATES", "SORT"})
+
+
+def _note_reads(reads: dict[str, set[str | None]], command: str, arguments: str, vendor: str | None) -> None:
+    """Record the words `command` reads (`${XYZ_CUDA_SRC}`, `IN LISTS XYZ_CUDA_SRC`) with the vendor of the block
+    holding it: not a condition's (it compiles nothing), nor the variable a `set()`/`list(APPEND)` writes."""
+    if command in _CONDITION_COMMANDS:
+        return
+    words = _WORD.findall(arguments)
+    written = ""
+    if command == "set" and words:
+        written = words[0]
+    elif command == "list" and len(words) > 1 and words[0] in _LIST_WRITES:
+        written = words[1]
+    for word in words:
+        if word != written:
+            reads.setdefault(word, set()).add(vendor)
+
+
+def _lists_read_by_one_vendor(sources: list[SourceSet], reads: Mapping[str, set[str | None]]) -> list[SourceSet]:
+    """`sources`, a list variable set outside any vendor's block (`set(XYZ_CUDA_SRC k.cu)`) that the file reads
+    only in one vendor's blocks (`if(XYZ_USE_CUDA) list(APPEND XYZ_SRC ${XYZ_CUDA_SRC})`) naming that vendor's
+    sources: no other build compiles them through it."""
+    found: list[SourceSet] = []
+    for listed in sources:
+        vendors = reads.get(listed.variable, set()) if listed.variable and listed.vendor is None else set()
+        vendor = next(iter(vendors)) if len(vendors) == 1 else None
+        found.append(replace(listed, vendor=vendor) if vendor is not None and not listed.removed else listed)
+    return found
+
+
+_WORD = re.compile(r"[A-Za-z_]\w*")
 
 
 def _vendor_switched_sources(words: list[str]) -> Iterator[tuple[str, str]]:
