@@ -786,3 +786,7 @@ def test_a_source_list_read_only_in_one_vendors_block_names_that_vendors_sources
     shared = _LISTS_CMAKE + "add_library(xyz_all ${XYZ_CUDA_SRC})\n"
     root = write_tree(tmp_path / "shared", {**files, "CMakeLists.txt": shared, "solver.cpp": "int s();\n"})
     assert _codes(root, "vector_cuda.cpp") == [("ROC205", 1)]
+    # Handed to the parent's scope, or with a folder added outside the block, it may be read anywhere.
+    for more in ("set(XYZ_CUDA_SRC ${XYZ_CUDA_SRC} PARENT_SCOPE)\n", "add_subdirectory(tests)\n"):
+        root = write_tree(tmp_path / str(len(more)), {**files, "CMakeLists.txt": _LISTS_CMAKE + more})
+        assert _codes(root, "vector_cuda.cpp") == [("ROC205", 1)]

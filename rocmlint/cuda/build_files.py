@@ -1104,12 +1104,15 @@ _LIST_WRITES = frozenset({"APPEND", "PREPEND", "INSERT", "REMOVE_ITEM", "REMOVE_
 
 def _note_reads(reads: dict[str, set[str | None]], command: str, arguments: str, vendor: str | None) -> None:
     """Record the words `command` reads (`${XYZ_CUDA_SRC}`, `IN LISTS XYZ_CUDA_SRC`) with the vendor of the block
-    holding it: not a condition's (it compiles nothing), nor the variable a `set()`/`list(APPEND)` writes."""
+    holding it: not a condition's (it compiles nothing), nor the variable a `set()`/`list(APPEND)` writes, unless it
+    hands it to other files (`PARENT_SCOPE`, `CACHE`). A file it adds or includes may read any variable (key "")."""
     if command in _CONDITION_COMMANDS:
         return
+    if command in ("add_subdirectory", "include"):
+        reads.setdefault("", set()).add(vendor)
     words = _WORD.findall(arguments)
     written = ""
-    if command == "set" and words:
+    if command == "set" and words and not {"PARENT_SCOPE", "CACHE"} & set(words):
         written = words[0]
     elif command == "list" and len(words) > 1 and words[0] in _LIST_WRITES:
         written = words[1]
@@ -1125,6 +1128,7 @@ def _lists_read_by_one_vendor(sources: list[SourceSet], reads: Mapping[str, set[
     found: list[SourceSet] = []
     for listed in sources:
         vendors = reads.get(listed.variable, set()) if listed.variable and listed.vendor is None else set()
+        vendors = vendors | reads.get("", set()) if vendors else vendors
         vendor = next(iter(vendors)) if len(vendors) == 1 else None
         found.append(replace(listed, vendor=vendor) if vendor is not None and not listed.removed else listed)
     return found
