@@ -358,3 +358,25 @@ def test_a_quoted_glob_of_sources_whose_folder_exists_may_build_a_jit_extension(
         "pkg/m.py", called.decode(), exists=lambda _: False, is_folder=lambda p: p == "pkg/csrc"
     )
     assert [folder for folder, _ in facts.hipify_folders] == ["pkg/csrc"]
+
+
+def test_a_configured_switch_an_unread_cache_preset_named_for_a_vendor_sets_on_is_that_vendors_macro(tmp_path):
+    # `cmake -C scripts/gcc-cuda.cmake` presets the NVIDIA build (`set(XYZ_USE_CUDA ON CACHE BOOL "")`), the HIP
+    # preset its own switch: no CMake file reads either, so neither defines its switch for every build.
+    cmake = "option(XYZ_USE_CUDA OFF)\noption(XYZ_USE_HIP OFF)\nconfigure_file(xyz_config.h.in xyz_config.h)\n"
+    source = "#include <xyz_config.h>\n#ifdef XYZ_USE_CUDA\n#include <cusparse.h>\n#endif\n"
+    files = {
+        "CMakeLists.txt": cmake,
+        "xyz_config.h.in": "#cmakedefine XYZ_USE_CUDA\n#cmakedefine XYZ_USE_HIP\n",
+        "src/solver.cpp": source,
+        "scripts/gcc-cuda.cmake": 'set(XYZ_USE_CUDA ON CACHE BOOL "")\n',
+        "scripts/clang-hip.cmake": 'set(XYZ_USE_HIP ON CACHE BOOL "")\n',
+    }
+    root = write_tree(tmp_path / "presets", files)
+    project = CudaProject.build(root)
+    assert project.learned["XYZ_USE_CUDA"].vendor == "nvidia"
+    assert project.learned["XYZ_USE_HIP"].vendor == "rocm"
+    assert _codes(root, "src/solver.cpp") == []
+    # A preset whose name says no vendor sets the switch for a build of any vendor: the include stays a hazard.
+    neutral = {**files, "scripts/gcc-cuda.cmake": "", "scripts/gcc-gpu.cmake": 'set(XYZ_USE_CUDA ON CACHE BOOL "")\n'}
+    assert _codes(write_tree(tmp_path / "neutral", neutral), "src/solver.cpp") == [("ROC205", 3)]

@@ -760,3 +760,33 @@ def test_sources_named_from_the_project_root_are_read_with_the_vendor_of_their_b
     assert project.view(str(root / "src/gpu_ops.cc")).base.on_rocm is not False
     assert project.view(str(root / "src/cuda/kernels.h")).base.on_rocm is False
     assert _codes(root, "src/cuda/kernels.h") == []
+
+
+_LISTS_CMAKE = """
+set(XYZ_SRC solver.cpp)
+set(XYZ_CUDA_SRC vector_cuda.cpp)
+set(XYZ_HIP_SRC vector_hip.cpp)
+if(XYZ_USE_CUDA)
+  list(APPEND XYZ_SRC ${XYZ_CUDA_SRC})
+  set_source_files_properties(${XYZ_CUDA_SRC} PROPERTIES LANGUAGE CUDA)
+elseif(XYZ_USE_HIP)
+  list(APPEND XYZ_SRC ${XYZ_HIP_SRC})
+endif()
+add_library(xyz ${XYZ_SRC})
+"""
+
+
+def test_a_source_list_read_only_in_one_vendors_block_names_that_vendors_sources(tmp_path):
+    # `XYZ_CUDA_SRC` is set outside any block but only the `if(XYZ_USE_CUDA)` arm reads it: ROCm never compiles it.
+    source = "#include <cusparse.h>\nint f() { return 0; }\n"
+    files = {"CMakeLists.txt": _LISTS_CMAKE, "vector_cuda.cpp": source, "vector_hip.cpp": "int g();\n"}
+    root = write_tree(tmp_path / "gated", {**files, "solver.cpp": "int s();\n"})
+    assert _codes(root, "vector_cuda.cpp") == []
+    # Also read outside the block (every build compiles it through `XYZ_ALL`): still a hazard.
+    shared = _LISTS_CMAKE + "add_library(xyz_all ${XYZ_CUDA_SRC})\n"
+    root = write_tree(tmp_path / "shared", {**files, "CMakeLists.txt": shared, "solver.cpp": "int s();\n"})
+    assert _codes(root, "vector_cuda.cpp") == [("ROC205", 1)]
+    # Handed to the parent's scope, or with a folder added outside the block, it may be read anywhere.
+    for more in ("set(XYZ_CUDA_SRC ${XYZ_CUDA_SRC} PARENT_SCOPE)\n", "add_subdirectory(tests)\n"):
+        root = write_tree(tmp_path / str(len(more)), {**files, "CMakeLists.txt": _LISTS_CMAKE + more})
+        assert _codes(root, "vector_cuda.cpp") == [("ROC205", 1)]

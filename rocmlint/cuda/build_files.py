@@ -954,9 +954,11 @@ def cmake_facts(
     mentioned: list[str] = []
     module_uses: list[SourceSet] = []
     loop_items = _literal_loop_items(commands)
+    reads: dict[str, set[str | None]] = {}  # a word a command reads -> the vendors of the blocks reading it
     for index, (command, arguments, line) in enumerate(commands):
         name = command.lower()
         arguments = _folder_variables_expanded(name, arguments, folder_variables)
+        _note_reads(reads, name, arguments, _block_vendor(blocks, file_vendor))
         mentioned += _cmake_mentions(name, _loop_variables_expanded(arguments, loop_items[index]), unrun)
         _track_elsewhere(elsewhere, name, arguments)
         never_runs = tracker.step(name, arguments)
@@ -1072,6 +1074,7 @@ def cmake_facts(
             elsewhere_placed = included_module or name in source_functions.under_own_folder
             sources += [_anywhere(s) if elsewhere_placed else s for s in listed]
         sources[first_source:] = [_unbuilt(s, never_runs, unrun) for s in sources[first_source:]]
+    sources = _lists_read_by_one_vendor(sources, reads)
     if module_vendor is not None:
         # A project declaring the CUDA language itself (`project(hh LANGUAGES Fortran CUDA)`) is a CUDA build
         # whatever its options: each source it names outside a vendor's block is NVIDIA's.
@@ -1093,6 +1096,45 @@ def cmake_facts(
         mentioned_names=tuple(dict.fromkeys(mentioned)),
         module_uses=tuple(module_uses),
     )
+
+
+_CONDITION_COMMANDS = frozenset({"if", "elseif", "else", "endif"})
+_LIST_WRITES = frozenset({"APPEND", "PREPEND", "INSERT", "REMOVE_ITEM", "REMOVE_AT", "REMOVE_DUPLICATES", "SORT"})
+
+
+def _note_reads(reads: dict[str, set[str | None]], command: str, arguments: str, vendor: str | None) -> None:
+    """Record the words `command` reads (`${XYZ_CUDA_SRC}`, `IN LISTS XYZ_CUDA_SRC`) with the vendor of the block
+    holding it: not a condition's (it compiles nothing), nor the variable a `set()`/`list(APPEND)` writes, unless it
+    hands it to other files (`PARENT_SCOPE`, `CACHE`). A file it adds or includes may read any variable (key "")."""
+    if command in _CONDITION_COMMANDS:
+        return
+    if command in ("add_subdirectory", "include"):
+        reads.setdefault("", set()).add(vendor)
+    words = _WORD.findall(arguments)
+    written = ""
+    if command == "set" and words and not {"PARENT_SCOPE", "CACHE"} & set(words):
+        written = words[0]
+    elif command == "list" and len(words) > 1 and words[0] in _LIST_WRITES:
+        written = words[1]
+    for word in words:
+        if word != written:
+            reads.setdefault(word, set()).add(vendor)
+
+
+def _lists_read_by_one_vendor(sources: list[SourceSet], reads: Mapping[str, set[str | None]]) -> list[SourceSet]:
+    """`sources`, a list variable set outside any vendor's block (`set(XYZ_CUDA_SRC k.cu)`) that the file reads
+    only in one vendor's blocks (`if(XYZ_USE_CUDA) list(APPEND XYZ_SRC ${XYZ_CUDA_SRC})`) naming that vendor's
+    sources: no other build compiles them through it."""
+    found: list[SourceSet] = []
+    for listed in sources:
+        vendors = reads.get(listed.variable, set()) if listed.variable and listed.vendor is None else set()
+        vendors = vendors | reads.get("", set()) if vendors else vendors
+        vendor = next(iter(vendors)) if len(vendors) == 1 else None
+        found.append(replace(listed, vendor=vendor) if vendor is not None and not listed.removed else listed)
+    return found
+
+
+_WORD = re.compile(r"[A-Za-z_]\w*")
 
 
 def _vendor_switched_sources(words: list[str]) -> Iterator[tuple[str, str]]:
@@ -1326,6 +1368,17 @@ def never_read(facts: BuildFacts, why: str) -> BuildFacts:
     `why`), and mentions none (`BuildFacts.mentioned_names`). What it defines stays evidence of the vendor a macro
     is for."""
     return replace(facts, sources=tuple(replace(s, unbuilt=why) for s in facts.sources), mentioned_names=())
+
+
+def preset_for_its_vendor(facts: BuildFacts, path: str) -> BuildFacts:
+    """The facts of a CMake file the build never reads whose file name names one vendor (`gcc-cuda.cmake`,
+    `clang-hip.cmake`): an initial-cache script (`cmake -C gcc-cuda.cmake`) presetting one vendor's configuration
+    (`set(XYZ_USE_CUDA ON CACHE BOOL "")`). What it defines outside any vendor's block is that vendor's, not every
+    build's: the HIP preset never loads it."""
+    vendor = vendor_of_words(os.path.splitext(os.path.basename(path))[0])
+    if vendor is None or not path.endswith(".cmake"):
+        return facts
+    return replace(facts, defines=tuple(d if d.vendor else replace(d, vendor=vendor) for d in facts.defines))
 
 
 # Commands setting a COMPILE_DEFINITIONS property: `set_property(TARGET t APPEND PROPERTY COMPILE_DEFINITIONS A)`,

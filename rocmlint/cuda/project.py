@@ -122,6 +122,7 @@ from rocmlint.cuda.build_files import (
     never_read,
     nvidia_only_native_folders,
     nvidia_only_native_modules,
+    preset_for_its_vendor,
     quoted_sources,
     setup_py_facts,
     vendor_of_macro_name,
@@ -2150,7 +2151,10 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
             path, cmake_texts[path], str(root), functions, globbing, off_on_rocm, unrun, configured, filelists, vendor
         )
     merged = [
-        never_read(f, f"{os.path.relpath(path, root)}: a CMake file no CMake file the build reads adds or includes")
+        never_read(
+            preset_for_its_vendor(f, path),
+            f"{os.path.relpath(path, root)}: a CMake file no CMake file the build reads adds or includes",
+        )
         if isinstance(path, str) and path in unread
         else f
         for path, f in zip(build_facts, merged, strict=True)
