@@ -76,3 +76,8 @@ def test_arms_of_one_value_written_for_both_vendors_decide_nothing(tmp_path: Pat
 def test_a_chain_comparing_several_macros_votes_nothing():
     text = "#if(A==1)\n#include <cuda_runtime.h>\n#elif(B==2)\n#include <hip/hip_runtime.h>\n#endif\n"
     assert read_facts("/x/a.h", text, VendorMacros()).value_votes == ()
+
+
+def test_compared_arms_may_spell_the_value_first_and_leave_out_parentheses():
+    text = "#if 1 == B\n#include <cuda_runtime.h>\n#elif B == 0x2\n#include <hip/hip_runtime.h>\n#else\n#endif\n"
+    assert read_facts("/x/a.h", text, VendorMacros()).value_votes == (("B", 1, "nvidia", 1), ("B", 2, "rocm", 3))
