@@ -21,6 +21,7 @@ from rocmlint.cuda.preprocessor import (
     names_in,
     unused_parameters,
 )
+from rocmlint.cuda.value_selectors import ValueVote, value_arms
 from rocmlint.vendor import EVERYWHERE, Branch
 
 # Tokens that show which vendor an `#if` arm is written for.
@@ -144,6 +145,8 @@ class FileFacts:
     # Function-like macros whose body, as ROCm sees it, is one lane exchange: value = `wrapped_call`'s form of it
     # (`#define SHFL_XOR(v, m) __shfl_xor(v, m)` -> `__shfl_xor(#0, #1)`).
     shuffle_wrappers: tuple[Definition, ...] = ()
+    # (X, N, vendor, line) for each `#if X == N` / `#elif X == N` arm written for one vendor (`value_selectors`).
+    value_votes: tuple[ValueVote, ...] = ()
 
     @property
     def conditional(self) -> bool:
@@ -204,6 +207,7 @@ def read_facts(path: str, text: str, macros: VendorMacros, base: Branch = EVERYW
         guard=_guard(preprocessor),
         shuffle_wrappers=tuple(_shuffle_wrappers(preprocessor)) if b"shfl" in data.lower() else (),
         errors=tuple(_build_option_errors(preprocessor)),
+        value_votes=tuple(_value_votes(data, preprocessor)),
     )
 
 
@@ -486,6 +490,17 @@ def _arm_votes(data: bytes, preprocessor: Preprocessor) -> Iterator[tuple[str, s
             vote = _vote(opening, arms, data)
             if vote is not None:
                 yield vote[0], vote[1], opening.line
+
+
+def _value_votes(data: bytes, preprocessor: Preprocessor) -> Iterator[ValueVote]:
+    """(X, N, the vendor its arm is written for, line) of each arm comparing one macro with an integer
+    (`value_selectors.value_arms`) whose code is one vendor's."""
+    if b"==" not in data:
+        return  # no arm compares a macro with a value
+    for name, value, start, end, line in value_arms(preprocessor):
+        vendor = arm_vendor(data[start:end])
+        if vendor is not None:
+            yield name, value, vendor, line
 
 
 def _tested_macro(opening: Directive) -> str | None:

@@ -16,6 +16,7 @@ from rocmlint.cuda.build_files import (
 )
 from rocmlint.cuda.file_facts import Definition, FileFacts
 from rocmlint.cuda.preprocessor import LearnedMacro, MacroEvidence, MacroState, VendorMacros, parse_int
+from rocmlint.cuda.value_selectors import learn_value_selectors
 from rocmlint.data import load
 from rocmlint.vendor import Tri
 
@@ -89,6 +90,7 @@ def learn(
         _learn_from_headers(files, guards),
         _learn_from_cuda_header_guards(files),
         _learn_from_arms(files),
+        learn_value_selectors((path, vote) for path, facts in sorted(files.items()) for vote in facts.value_votes),
         _learn_from_order(files, learned),
         _learn_from_twins(files),
         _learn_from_names(files),

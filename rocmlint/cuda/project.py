@@ -10,7 +10,8 @@ macros are learned in rocmlint/cuda/learning.py:
   `build:rocm --copt=-D`, rocmlint/cuda/bazel_files.py; whatever the macro's spelling, `__IS_HIP_COMPILE__` too;
   `-DUSING_CUDA=1` for one vendor and `=0` for the other makes it the first one's gate); the project's headers define it only under one vendor's condition (`#if defined(__HIP_PLATFORM_AMD__)
   #define XYZ_HIP 1 #else #define XYZ_HIP 0`); the arms of `#if X` split by vendor (one includes HIP headers or
-  calls `hip*`, the other the CUDA counterparts); weakest, the macro's name carries one vendor's word (HIP, ROCM,
+  calls `hip*`, the other the CUDA counterparts), and so do the arms of a selector compared by value (`#if (X == 1)`
+  including CUDA's headers, `#elif (X == 2)` HIP's: X is 1 on NVIDIA's build and 2 on ROCm's, value_selectors.py); weakest, the macro's name carries one vendor's word (HIP, ROCM,
   AMD; CUDA, NVCC, NV) and no other accelerator's. A macro the build defines for both vendors is no vendor's; nor
   is one under which a file tells ROCm apart (`#ifdef USE_CUDA` around `#ifdef __HIP_PLATFORM_AMD__`: ROCm compiles
   that code), whatever the build or its name say. A macro whose name says NVIDIA that an `#if` chain tests before a
