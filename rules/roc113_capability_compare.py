@@ -48,15 +48,16 @@ class CapabilityCompare(Rule):
 
     Not flagged: printing or storing the capability, a test only one vendor runs, a value nothing reads, a test or-ed
     with a ROCm test, a helper false on ROCm (`return torch.version.hip is None and ...`), two capabilities compared,
-    tables filled at run time, thresholds below major 8 (every GPU ROCm supports reports 9 or more); an `if` on
-    equality with archs no AMD GPU met reports (`sm == 80`, `cap in [(8, 9), (12, 0)]` where only CDNA's 9.x is met,
-    also returned by a private def only `if`s test: AMD takes the other GPUs' branch; a flag `is_sm75 = cap == (7, 5)`
-    is still reported, and so is `== (9, 0)`, MI250's number); a test of archs above 9.5 whose
-    value on every AMD GPU met is Turing's (`!= (10, 0)`, `major >= 10`, `< (10, 0)` on CDNA's 9.0-9.5; a project naming
-    an RDNA target such as `gfx1100`, or whose `target-archs` does, meets RDNA's 10.x-12.x outside its tests too); a
-    skip of every AMD GPU (`major >= 9`) or of a test that stops on ROCm anyway, but not `skipif(cap != (9, 0))` (runs
-    on MI250); a def returning only floats by arch (a speed prior: `if major >= 9: return 5.0`); an early return of an
-    effect-free probe that answers False on ROCm whatever the test picks (it then imports an NVIDIA-only package).
+    tables filled at run time, thresholds below major 8 (every GPU ROCm supports reports 9 or more); an `if` on equality
+    with archs no AMD GPU met reports (`sm == 80`, `cap in [(8, 9), (12, 0)]` where only CDNA's 9.x is met, also
+    returned by a private def only `if`s test: AMD takes the other GPUs' branch; a flag `is_sm75 = cap == (7, 5)` is
+    still reported, and so is `== (9, 0)`, MI250's number); a test of archs above 9.5 whose value on every AMD GPU met
+    is Turing's (`!= (10, 0)`, `major >= 10`, `< (10, 0)` on CDNA's 9.0-9.5; a project naming an RDNA target such as
+    `gfx1100`, or whose `target-archs` does, meets RDNA's 10.x-12.x outside its tests too); a skip of every AMD GPU
+    (`major >= 9`) or of a test that stops on ROCm anyway, but not `skipif(cap != (9, 0))` (runs on MI250); a def
+    returning only floats by arch (a speed prior: `if major >= 9: return 5.0`); an early return of an effect-free probe
+    that answers False on ROCm whatever the test picks (it then imports an NVIDIA-only package); `major >= 8` only
+    picking bf16 (the dtype, a flag or def named for it) or a torch SDPA backend: every AMD GPU has them.
 
     ## Why is this bad on ROCm?
     HIP reports the gfx IP version as the "compute capability": MI250 (gfx90a) is (9, 0), MI300X (gfx942) (9, 4), MI355X
@@ -170,8 +171,7 @@ CapabilityCompare.valid = (
         logging.debug("ampere or newer: %s", (major, minor) >= (8, 0))
         print(f"capability: {torch.cuda.get_device_capability(0)}")
         env_info = {"capability": torch.cuda.get_device_capability(0)}
-        props = torch.cuda.get_device_properties(0)
-        big_gpu = props.total_memory >= 40 * 1024**3
+        big_gpu = torch.cuda.get_device_properties(0).total_memory >= 40 * 1024**3
         IS_ROCM = torch.version.hip is not None
         def has_cuda_capability(major: int, minor: int) -> bool:
             return not IS_ROCM and torch.cuda.get_device_capability() >= (major, minor)
@@ -201,8 +201,8 @@ CapabilityCompare.valid = (
             return TILES[cap] if cap in ((9, 4), (9, 5)) else 64, contiguous
         """,
     ),
-    # Two devices; a capability-keyed cache; thresholds below sm80; harmless skips (newer GPUs, every AMD GPU, a test
-    # that needs an NVIDIA-only package); unread values; archs no AMD GPU reports (sm80, sm86); tests AMD answers as sm_75.
+    # Two devices; a capability-keyed cache; thresholds below sm80 (sm80 for bf16); harmless skips (newer GPUs, every
+    # AMD GPU, a test that needs an NVIDIA-only package); unread values; archs no AMD GPU reports; sm_75 answers.
     Valid(
         """
         import pytest, torch
@@ -221,7 +221,7 @@ CapabilityCompare.valid = (
                 return self._kernels[capability]
         same_arch = torch.cuda.get_device_capability(0) == torch.cuda.get_device_capability(1)
         major, minor = torch.cuda.get_device_capability()
-        HALF_DTYPE = torch.float16 if major >= 7 else torch.float32
+        HALF, BF16 = (torch.float16 if major >= 7 else torch.float32), (torch.bfloat16 if major >= 8 else torch.float16)
         def prior_speed(): return 5.0 if major >= 9 else (4.0 if minor == 9 else 2.0) if major == 8 else 1.0  # a prior
         def _fast_fp8(): return (major, minor) == (8, 9)  # a private predicate only tested by `if`s: as an `if`
         if _fast_fp8(): kernel = "scaled_mm"
@@ -247,7 +247,7 @@ CapabilityCompare.invalid = (
         """
         import torch
         if torch.cuda.get_device_capability() >= (8, 0):
-            dtype = torch.bfloat16
+            gemm = "cp_async_gemm"
         """,
         expect=("2:4-2:48",),
         message="gfx IP version",
@@ -255,7 +255,7 @@ CapabilityCompare.invalid = (
         import torch
         _IS_ROCM = getattr(torch.version, "hip", None) is not None
         if (not _IS_ROCM) and (torch.cuda.get_device_capability() >= (8, 0)):
-            dtype = torch.bfloat16
+            gemm = "cp_async_gemm"
         """,
     ),
     Invalid(
@@ -279,10 +279,11 @@ CapabilityCompare.invalid = (
         use_tcgen05 = T.cuda.get_device_capability()[0] >= 10
         fp8_gpus = T.cuda.get_device_capability() in ((9, 0), (9, 4))  # MI250 reports Hopper's 9.0
         kernel = "sm120" if T.cuda.get_device_capability() in [(8, 9), (12, 0)] else "generic"  # RDNA4 is 12.0
+        dtype = T.bfloat16 if major >= 9 else T.float16  # bf16 decided by a later arch (MI250 is 9.0, as Hopper)
         """,
         expect=(
             *("4:15-4:25", "7:30-7:46", "11:17-11:25", "12:10-12:52", "13:13-13:51", "14:11-14:51", "15:11-15:57"),
-            *("17:15-17:54", "18:12-18:62", "19:21-19:72"),
+            *("17:15-17:54", "18:12-18:62", "19:21-19:72", "20:23-20:33"),
         ),
     ),
     # The capability as text, compared or looked up in a table of architectures.

@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from rocmlint.python.capability_features import only_picks_an_ampere_feature
 from rocmlint.python.capability_values import (
     CDNA_CAPABILITIES,
     PLATFORM_READ,
@@ -338,15 +339,18 @@ def harmless_on_rocm(ctx: PythonContext, node: ast.AST, sources: Sequence[ast.AS
     purpose: `if torch.version.hip: rdna = major >= 10`, a module only imported under a ROCm test), another
     operand of its `and`/`or` decides the condition there (`major >= 8 or SYSTEM == "rocm"`), it is only shown
     (`idioms.only_displayed`) or only picks which message is shown (`flow.only_picks_display`), nothing reads it
-    (`flow.never_read`), it only decides a test skip that is harmless (`harmless_skip`), or an estimate
-    (`only_picks_an_estimate`)."""
+    (`flow.never_read`), it only decides a test skip that is harmless (`harmless_skip`), an estimate
+    (`only_picks_an_estimate`), or bf16 or an SDPA backend on "Ampere or newer", which every AMD GPU has
+    (`capability_features.only_picks_an_ampere_feature`)."""
     if any(ctx.is_rocm_gated(part) for part in (node, *sources)) or only_displayed(ctx, node):
         return True
     if ctx.is_nvidia_gated(node) or ctx.gates.decided_on_rocm_without(node) or only_picks_display(ctx, node):
         return True
     if never_read(ctx, node) or harmless_skip(ctx, node) or oldest_arm_on_amd(ctx, node):
         return True
-    return only_picks_an_estimate(ctx, node) or probe_false_on_rocm_anyway(ctx, node)
+    if only_picks_an_estimate(ctx, node) or probe_false_on_rocm_anyway(ctx, node):
+        return True
+    return only_picks_an_ampere_feature(ctx, node)
 
 
 def only_picks_an_estimate(ctx: PythonContext, node: ast.AST) -> bool:
