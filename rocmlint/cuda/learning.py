@@ -13,6 +13,7 @@ from rocmlint.cuda.build_files import (
     names_another_accelerator,
     vendor_of_macro_name,
     vendor_of_words,
+    vendor_switched_off,
 )
 from rocmlint.cuda.file_facts import Definition, FileFacts
 from rocmlint.cuda.preprocessor import LearnedMacro, MacroEvidence, MacroState, VendorMacros, parse_int
@@ -359,6 +360,20 @@ def _learn_from_names(files: Mapping[str, FileFacts]) -> Iterator[LearnedMacro]:
             yield _flag(
                 name, vendor, MacroEvidence("name", first_use[name], None, f"its name says {_vendor_name(vendor)}")
             )
+        elif (off := vendor_switched_off(name)) is not None:
+            yield _switch_off(name, off, first_use[name])
+
+
+def _switch_off(name: str, off: str, path: str) -> LearnedMacro:
+    """A switch whose name turns `off`'s build off (`EIGEN_NO_CUDA`): undefined in that vendor's build, so a test of
+    it keeps its vendor (`!defined(EIGEN_NO_CUDA)` is the NVIDIA side), and learned as the other vendor's, whose build
+    may define it or not (a CPU-only build switches it on as well)."""
+    undefined, unknown = MacroState(False, 0), MacroState(None)
+    why = f"its name switches {_vendor_name(off)} off"
+    evidence = MacroEvidence("name", path, None, why)
+    if off == "nvidia":
+        return LearnedMacro(name, "rocm", unknown, undefined, evidence)
+    return LearnedMacro(name, "nvidia", undefined, unknown, evidence)
 
 
 def _flag(name: str, vendor: str, evidence: MacroEvidence) -> LearnedMacro:
