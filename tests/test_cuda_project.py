@@ -125,15 +125,15 @@ def test_a_switch_turning_a_vendor_off_names_no_build_of_it():
 
 def test_conditions_over_a_negated_vendor_switch_keep_their_vendor(tmp_path):
     """`!defined(PROJ_NO_CUDA)` is the NVIDIA side and `!defined(PROJ_NO_HIP)` the ROCm side: a macro defined under
-    `defined(__HIPCC__) && !defined(PROJ_NO_HIP)` is ROCm's, one under `defined(__CUDA_ARCH__) &&
+    `defined(__HIPCC__) && !defined(PROJ_NO_HIP)` is ROCm's, one under `defined(__CUDACC__) &&
     !defined(PROJ_NO_CUDA)` NVIDIA's, so their arms are gated as written."""
     root = write_tree(
         tmp_path,
         {
             "include/proj/macros.h": """
                 #pragma once
-                #if defined(__CUDA_ARCH__) && !defined(PROJ_NO_CUDA)
-                  #define PROJ_CUDA_ARCH __CUDA_ARCH__
+                #if defined(__CUDACC__) && !defined(PROJ_NO_CUDA)
+                  #define PROJ_CUDACC __CUDACC__
                 #endif
                 #if defined(__HIPCC__) && !defined(PROJ_NO_HIP)
                   #define PROJ_HIPCC __HIPCC__
@@ -142,7 +142,7 @@ def test_conditions_over_a_negated_vendor_switch_keep_their_vendor(tmp_path):
             "src/k.cu": """
                 #include "../include/proj/macros.h"
                 __device__ unsigned vote(int v) {
-                #if defined(PROJ_CUDA_ARCH)
+                #if defined(PROJ_CUDACC)
                   return __ballot_sync(0xffffffff, v > 0);
                 #elif defined(PROJ_HIPCC)
                   return v > 0;
@@ -155,11 +155,11 @@ def test_conditions_over_a_negated_vendor_switch_keep_their_vendor(tmp_path):
     )
     learned = CudaProject.build(root).learned
     no_cuda, no_hip = learned["PROJ_NO_CUDA"], learned["PROJ_NO_HIP"]
-    assert (no_cuda.on_nvidia.defined, no_cuda.on_rocm.defined) == (False, None)
-    assert (no_hip.on_rocm.defined, no_hip.on_nvidia.defined) == (False, None)
+    assert (no_cuda.vendor, no_cuda.on_nvidia.defined, no_cuda.on_rocm.defined) == ("rocm", False, True)
+    assert (no_hip.vendor, no_hip.on_rocm.defined, no_hip.on_nvidia.defined) == ("nvidia", False, True)
     assert str(no_cuda.evidence) == "include/proj/macros.h: its name switches NVIDIA off (name)"
     assert learned["PROJ_HIPCC"].vendor == "rocm" and learned["PROJ_HIPCC"].on_rocm.defined is True
-    assert learned["PROJ_CUDA_ARCH"].vendor == "nvidia" and learned["PROJ_CUDA_ARCH"].on_rocm.defined is False
+    assert learned["PROJ_CUDACC"].vendor == "nvidia" and learned["PROJ_CUDACC"].on_rocm.defined is False
     assert _codes(root, "src/k.cu") == []
 
 

@@ -365,15 +365,11 @@ def _learn_from_names(files: Mapping[str, FileFacts]) -> Iterator[LearnedMacro]:
 
 
 def _switch_off(name: str, off: str, path: str) -> LearnedMacro:
-    """A switch whose name turns `off`'s build off (`EIGEN_NO_CUDA`): undefined in that vendor's build, so a test of
-    it keeps its vendor (`!defined(EIGEN_NO_CUDA)` is the NVIDIA side), and learned as the other vendor's, whose build
-    may define it or not (a CPU-only build switches it on as well)."""
-    undefined, unknown = MacroState(False, 0), MacroState(None)
+    """A switch whose name turns `off`'s build off (`EIGEN_NO_CUDA`), read inverted: the other vendor's flag, so a
+    test of it keeps its vendor (`!defined(EIGEN_NO_CUDA)` is the NVIDIA side, `!defined(EIGEN_NO_HIP)` the ROCm
+    side), as `_flag` reads `USE_CUDA`."""
     why = f"its name switches {_vendor_name(off)} off"
-    evidence = MacroEvidence("name", path, None, why)
-    if off == "nvidia":
-        return LearnedMacro(name, "rocm", unknown, undefined, evidence)
-    return LearnedMacro(name, "nvidia", undefined, unknown, evidence)
+    return _flag(name, "rocm" if off == "nvidia" else "nvidia", MacroEvidence("name", path, None, why))
 
 
 def _flag(name: str, vendor: str, evidence: MacroEvidence) -> LearnedMacro:
