@@ -108,7 +108,7 @@ def _switched_off(ordered: list[str], index: int) -> bool:
     """Whether `ordered[index]` is a vendor word a negation switches off as a whole: `NO_CUDA`, `DISABLE_HIP_SUPPORT`;
     not one feature of it (`NO_CUDA_GRAPHS` leaves CUDA on). Another vendor may follow (`NO_CUDA_NO_HIP`)."""
     return (
-        0 < index
+        index > 0
         and ordered[index - 1] in _SWITCH_OFF_WORDS
         and _word_vendor(ordered[index]) is not None
         and all(w in _WHOLE_VENDOR_WORDS | _SWITCH_OFF_WORDS or _word_vendor(w) for w in ordered[index + 1 :])
