@@ -115,6 +115,10 @@ def test_a_switch_turning_a_vendor_off_names_no_build_of_it():
     assert vendor_switched_off("PROJ_USE_CUDA") is None  # no negation
     assert vendor_switched_off("PROJ_CUDA_NO_HALF") is None  # the negation turns off something else
     assert vendor_switched_off("PROJ_NO_CUDA_GRAPHS") is None  # one feature of CUDA, not CUDA
+    # A vendor's build without one of its libraries: still that vendor's build, read by its name as before.
+    assert vendor_switched_off("NO_HIPBLASLT") is None
+    assert vendor_of_words("NO_HIPBLASLT") == "rocm"
+    assert vendor_switched_off("XYZ_DISABLE_CUDNN") is None
     assert vendor_of_words("PROJ_NO_CUDA_GRAPHS") == "nvidia"
     assert vendor_switched_off("PROJ_NO_CUDA_NO_HIP") is None  # both vendors off: a CPU-only build
     assert vendor_switched_off("PROJ_NO_CUDA_USE_SYCL") is None  # another accelerator's

@@ -120,9 +120,14 @@ _WHOLE_VENDOR_WORDS = frozenset({"SUPPORT", "BACKEND", "GPU", "BUILD"})
 
 
 def _word_vendor(word: str) -> str | None:
-    if word in NVIDIA_WORDS:
+    """The vendor a platform word names; a library's (`NO_HIPBLASLT`, `NO_CUDNN`: a build of that vendor without
+    the library) names none here."""
+    if word in _NVIDIA_PLATFORM_WORDS:
         return "nvidia"
-    return "rocm" if word in ROCM_WORDS or (word.startswith(("HIP", "ROCM")) and len(word) > 3) else None
+    return "rocm" if word in _ROCM_PLATFORM_WORDS else None
+
+
+_ROCM_PLATFORM_WORDS = frozenset({"HIP", "ROCM", "HCC", "AMD", "AMDGPU", "HIPCC"})
 
 
 def names_another_accelerator(text: str) -> bool:
