@@ -20,6 +20,7 @@ from rocmlint.cuda.build_files import (
     nvidia_only_native_modules,
     setup_py_facts,
     vendor_of_words,
+    vendor_switched_off,
 )
 from rocmlint.cuda.file_facts import _may_name_a_wave_size
 from rocmlint.cuda.project import CudaProject, project_root
@@ -101,6 +102,69 @@ def test_setup_py_defines_per_vendor_branch():
         ("XYZ_HIP_MACRO", None, "rocm"),
     }
     assert facts.torch_extension
+
+
+def test_a_switch_turning_a_vendor_off_names_no_build_of_it():
+    # `EIGEN_NO_CUDA` is defined where CUDA is not wanted: its vendor word says the opposite of the build's vendor.
+    assert vendor_of_words("PROJ_NO_CUDA") is None
+    assert vendor_of_words("PROJ_DISABLE_HIP") is None
+    assert vendor_of_words("WITHOUT_ROCM_SUPPORT") is None
+    assert vendor_switched_off("PROJ_NO_CUDA") == "nvidia"
+    assert vendor_switched_off("PROJ_DISABLE_HIP") == "rocm"
+    assert vendor_switched_off("WITHOUT_ROCM_SUPPORT") == "rocm"
+    assert vendor_switched_off("PROJ_USE_CUDA") is None  # no negation
+    assert vendor_switched_off("PROJ_CUDA_NO_HALF") is None  # the negation turns off something else
+    assert vendor_switched_off("PROJ_NO_CUDA_GRAPHS") is None  # one feature of CUDA, not CUDA
+    # A vendor's build without one of its libraries: still that vendor's build, read by its name as before.
+    assert vendor_switched_off("NO_HIPBLASLT") is None
+    assert vendor_of_words("NO_HIPBLASLT") == "rocm"
+    assert vendor_switched_off("XYZ_DISABLE_CUDNN") is None
+    assert vendor_of_words("PROJ_NO_CUDA_GRAPHS") == "nvidia"
+    assert vendor_switched_off("PROJ_NO_CUDA_NO_HIP") is None  # both vendors off: a CPU-only build
+    assert vendor_switched_off("PROJ_NO_CUDA_USE_SYCL") is None  # another accelerator's
+    # `if(NOT PROJ_DISABLE_HIP)` is taken by every build leaving the switch at its default: no vendor's arm.
+    facts = cmake_facts("CMakeLists.txt", "if(NOT PROJ_DISABLE_HIP)\n  add_compile_definitions(PROJ_GPU=1)\nendif()\n")
+    assert facts.defines[0].vendor is None
+
+
+def test_conditions_over_a_negated_vendor_switch_keep_their_vendor(tmp_path):
+    """`!defined(PROJ_NO_CUDA)` is the NVIDIA side and `!defined(PROJ_NO_HIP)` the ROCm side: a macro defined under
+    `defined(__HIPCC__) && !defined(PROJ_NO_HIP)` is ROCm's, one under `defined(__CUDACC__) &&
+    !defined(PROJ_NO_CUDA)` NVIDIA's, so their arms are gated as written."""
+    root = write_tree(
+        tmp_path,
+        {
+            "include/proj/macros.h": """
+                #pragma once
+                #if defined(__CUDACC__) && !defined(PROJ_NO_CUDA)
+                  #define PROJ_CUDACC __CUDACC__
+                #endif
+                #if defined(__HIPCC__) && !defined(PROJ_NO_HIP)
+                  #define PROJ_HIPCC __HIPCC__
+                #endif
+                """,
+            "src/k.cu": """
+                #include "../include/proj/macros.h"
+                __device__ unsigned vote(int v) {
+                #if defined(PROJ_CUDACC)
+                  return __ballot_sync(0xffffffff, v > 0);
+                #elif defined(PROJ_HIPCC)
+                  return v > 0;
+                #else
+                  return 0;
+                #endif
+                }
+                """,
+        },
+    )
+    learned = CudaProject.build(root).learned
+    no_cuda, no_hip = learned["PROJ_NO_CUDA"], learned["PROJ_NO_HIP"]
+    assert (no_cuda.vendor, no_cuda.on_nvidia.defined, no_cuda.on_rocm.defined) == ("rocm", False, True)
+    assert (no_hip.vendor, no_hip.on_rocm.defined, no_hip.on_nvidia.defined) == ("nvidia", False, True)
+    assert str(no_cuda.evidence) == "include/proj/macros.h: its name switches NVIDIA off (name)"
+    assert learned["PROJ_HIPCC"].vendor == "rocm" and learned["PROJ_HIPCC"].on_rocm.defined is True
+    assert learned["PROJ_CUDACC"].vendor == "nvidia" and learned["PROJ_CUDACC"].on_rocm.defined is False
+    assert _codes(root, "src/k.cu") == []
 
 
 def test_a_build_class_named_like_torchs_is_no_torch_extension():

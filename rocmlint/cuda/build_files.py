@@ -77,13 +77,57 @@ def vendor_of_words(text: str) -> str | None:
         if platform in ROCM_WORDS:
             return "rocm"
     # HIP compiled for NVIDIA (`FF_USE_HIP_CUDA`, a `"hip_cuda"` backend) is NVIDIA's side, unless the text names
-    # ROCm otherwise too (`"hip_cuda" OR "hip_rocm"`).
-    words = {word for i, word in enumerate(ordered) if not _hip_before_nvidia(ordered, i)}
+    # ROCm otherwise too (`"hip_cuda" OR "hip_rocm"`). A vendor word a negation switches off (`EIGEN_NO_CUDA`) names
+    # no build of that vendor: see `vendor_switched_off`.
+    words = {
+        word for i, word in enumerate(ordered) if not _hip_before_nvidia(ordered, i) and not _switched_off(ordered, i)
+    }
     rocm = bool(words & ROCM_WORDS) or any(w.startswith(("HIP", "ROCM")) and len(w) > 3 for w in words)
     nvidia = bool(words & NVIDIA_WORDS)
     if rocm == nvidia:
         return None
     return "rocm" if rocm else "nvidia"
+
+
+# Words that switch the vendor word right after them off (`EIGEN_NO_CUDA`, `XYZ_DISABLE_HIP`, `WITHOUT_ROCM`).
+_SWITCH_OFF_WORDS = frozenset({"NO", "DISABLE", "WITHOUT"})
+
+
+def vendor_switched_off(name: str) -> str | None:
+    """The vendor a macro's name switches off (`EIGEN_NO_CUDA`: NVIDIA, `XYZ_DISABLE_HIP`: ROCm) when it switches off
+    one vendor only and names no other accelerator; None otherwise. A build for that vendor leaves such a switch
+    undefined (defining it would turn off what the build is for), so `!defined(EIGEN_NO_CUDA)` holds there."""
+    ordered = [word.upper() for word in _WORD_SPLIT.split(name) if word]
+    if set(ordered) & OTHER_ACCELERATOR_WORDS:
+        return None
+    off = {_word_vendor(ordered[index]) for index in range(len(ordered)) if _switched_off(ordered, index)}
+    return off.pop() if len(off) == 1 and None not in off else None
+
+
+def _switched_off(ordered: list[str], index: int) -> bool:
+    """Whether `ordered[index]` is a vendor word a negation switches off as a whole: `NO_CUDA`, `DISABLE_HIP_SUPPORT`;
+    not one feature of it (`NO_CUDA_GRAPHS` leaves CUDA on). Another vendor may follow (`NO_CUDA_NO_HIP`)."""
+    return (
+        index > 0
+        and ordered[index - 1] in _SWITCH_OFF_WORDS
+        and _word_vendor(ordered[index]) is not None
+        and all(w in _WHOLE_VENDOR_WORDS | _SWITCH_OFF_WORDS or _word_vendor(w) for w in ordered[index + 1 :])
+    )
+
+
+# Words after a vendor word that still name the whole vendor (`WITHOUT_ROCM_SUPPORT`, `NO_CUDA_BACKEND`).
+_WHOLE_VENDOR_WORDS = frozenset({"SUPPORT", "BACKEND", "GPU", "BUILD"})
+
+
+def _word_vendor(word: str) -> str | None:
+    """The vendor a platform word names; a library's (`NO_HIPBLASLT`, `NO_CUDNN`: a build of that vendor without
+    the library) names none here."""
+    if word in _NVIDIA_PLATFORM_WORDS:
+        return "nvidia"
+    return "rocm" if word in _ROCM_PLATFORM_WORDS else None
+
+
+_ROCM_PLATFORM_WORDS = frozenset({"HIP", "ROCM", "HCC", "AMD", "AMDGPU", "HIPCC"})
 
 
 def names_another_accelerator(text: str) -> bool:

@@ -13,6 +13,7 @@ from rocmlint.cuda.build_files import (
     names_another_accelerator,
     vendor_of_macro_name,
     vendor_of_words,
+    vendor_switched_off,
 )
 from rocmlint.cuda.file_facts import Definition, FileFacts
 from rocmlint.cuda.preprocessor import LearnedMacro, MacroEvidence, MacroState, VendorMacros, parse_int
@@ -359,6 +360,16 @@ def _learn_from_names(files: Mapping[str, FileFacts]) -> Iterator[LearnedMacro]:
             yield _flag(
                 name, vendor, MacroEvidence("name", first_use[name], None, f"its name says {_vendor_name(vendor)}")
             )
+        elif (off := vendor_switched_off(name)) is not None:
+            yield _switch_off(name, off, first_use[name])
+
+
+def _switch_off(name: str, off: str, path: str) -> LearnedMacro:
+    """A switch whose name turns `off`'s build off (`EIGEN_NO_CUDA`), read inverted: the other vendor's flag, so a
+    test of it keeps its vendor (`!defined(EIGEN_NO_CUDA)` is the NVIDIA side, `!defined(EIGEN_NO_HIP)` the ROCm
+    side), as `_flag` reads `USE_CUDA`."""
+    why = f"its name switches {_vendor_name(off)} off"
+    return _flag(name, "rocm" if off == "nvidia" else "nvidia", MacroEvidence("name", path, None, why))
 
 
 def _flag(name: str, vendor: str, evidence: MacroEvidence) -> LearnedMacro:
