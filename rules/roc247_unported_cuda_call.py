@@ -20,7 +20,7 @@ class UnportedCudaCall(Rule):
     ## Why is this bad on ROCm?
     A project that ports by its own macros compiles its CUDA sources for ROCm as written, with HIP-Clang: nothing
     renames the calls its macros do not cover, and HIP declares no `cufftDestroy` or `curand_normal`, so the ROCm
-    build fails there (GPUMD's `pppm.cu` called cuFFT directly beside its `gpu_macro.cuh`; the HIP port added
+    build fails there (a real port's kernel called cuFFT directly beside its own macro header; the port added
     `gpufft*` macros for hipFFT). ROC216 lists the same calls as a porting checklist where hipify renames them.
 
     ## Example

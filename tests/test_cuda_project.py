@@ -105,7 +105,7 @@ def test_setup_py_defines_per_vendor_branch():
 
 
 def test_a_switch_turning_a_vendor_off_names_no_build_of_it():
-    # `EIGEN_NO_CUDA` is defined where CUDA is not wanted: its vendor word says the opposite of the build's vendor.
+    # `XYZ_NO_CUDA` is defined where CUDA is not wanted: its vendor word says the opposite of the build's vendor.
     assert vendor_of_words("PROJ_NO_CUDA") is None
     assert vendor_of_words("PROJ_DISABLE_HIP") is None
     assert vendor_of_words("WITHOUT_ROCM_SUPPORT") is None

@@ -77,7 +77,7 @@ def vendor_of_words(text: str) -> str | None:
         if platform in ROCM_WORDS:
             return "rocm"
     # HIP compiled for NVIDIA (`FF_USE_HIP_CUDA`, a `"hip_cuda"` backend) is NVIDIA's side, unless the text names
-    # ROCm otherwise too (`"hip_cuda" OR "hip_rocm"`). A vendor word a negation switches off (`EIGEN_NO_CUDA`) names
+    # ROCm otherwise too (`"hip_cuda" OR "hip_rocm"`). A vendor word a negation switches off (`XYZ_NO_CUDA`) names
     # no build of that vendor: see `vendor_switched_off`.
     words = {
         word for i, word in enumerate(ordered) if not _hip_before_nvidia(ordered, i) and not _switched_off(ordered, i)
@@ -89,14 +89,14 @@ def vendor_of_words(text: str) -> str | None:
     return "rocm" if rocm else "nvidia"
 
 
-# Words that switch the vendor word right after them off (`EIGEN_NO_CUDA`, `XYZ_DISABLE_HIP`, `WITHOUT_ROCM`).
+# Words that switch the vendor word right after them off (`XYZ_NO_CUDA`, `XYZ_DISABLE_HIP`, `WITHOUT_ROCM`).
 _SWITCH_OFF_WORDS = frozenset({"NO", "DISABLE", "WITHOUT"})
 
 
 def vendor_switched_off(name: str) -> str | None:
-    """The vendor a macro's name switches off (`EIGEN_NO_CUDA`: NVIDIA, `XYZ_DISABLE_HIP`: ROCm) when it switches off
+    """The vendor a macro's name switches off (`XYZ_NO_CUDA`: NVIDIA, `XYZ_DISABLE_HIP`: ROCm) when it switches off
     one vendor only and names no other accelerator; None otherwise. A build for that vendor leaves such a switch
-    undefined (defining it would turn off what the build is for), so `!defined(EIGEN_NO_CUDA)` holds there."""
+    undefined (defining it would turn off what the build is for), so `!defined(XYZ_NO_CUDA)` holds there."""
     ordered = [word.upper() for word in _WORD_SPLIT.split(name) if word]
     if set(ordered) & OTHER_ACCELERATOR_WORDS:
         return None

@@ -365,8 +365,8 @@ def _learn_from_names(files: Mapping[str, FileFacts]) -> Iterator[LearnedMacro]:
 
 
 def _switch_off(name: str, off: str, path: str) -> LearnedMacro:
-    """A switch whose name turns `off`'s build off (`EIGEN_NO_CUDA`), read inverted: the other vendor's flag, so a
-    test of it keeps its vendor (`!defined(EIGEN_NO_CUDA)` is the NVIDIA side, `!defined(EIGEN_NO_HIP)` the ROCm
+    """A switch whose name turns `off`'s build off (`XYZ_NO_CUDA`), read inverted: the other vendor's flag, so a
+    test of it keeps its vendor (`!defined(XYZ_NO_CUDA)` is the NVIDIA side, `!defined(XYZ_NO_HIP)` the ROCm
     side), as `_flag` reads `USE_CUDA`."""
     why = f"its name switches {_vendor_name(off)} off"
     return _flag(name, "rocm" if off == "nvidia" else "nvidia", MacroEvidence("name", path, None, why))

@@ -12,8 +12,8 @@ macros are learned in rocmlint/cuda/learning.py:
   #define XYZ_HIP 1 #else #define XYZ_HIP 0`); the arms of `#if X` split by vendor (one includes HIP headers or
   calls `hip*`, the other the CUDA counterparts), and so do the arms of a selector compared by value (`#if (X == 1)`
   including CUDA's headers, `#elif (X == 2)` HIP's: X is 1 on NVIDIA's build and 2 on ROCm's, value_selectors.py); weakest, the macro's name carries one vendor's word (HIP, ROCM,
-  AMD; CUDA, NVCC, NV) and no other accelerator's; a switch turning one vendor off (`EIGEN_NO_CUDA`, `XYZ_DISABLE_HIP`)
-  is read inverted, the other vendor's (`!defined(EIGEN_NO_CUDA)` is the NVIDIA side). A macro the build defines for both vendors is no vendor's; nor
+  AMD; CUDA, NVCC, NV) and no other accelerator's; a switch turning one vendor off (`XYZ_NO_CUDA`, `XYZ_DISABLE_HIP`)
+  is read inverted, the other vendor's (`!defined(XYZ_NO_CUDA)` is the NVIDIA side). A macro the build defines for both vendors is no vendor's; nor
   is one under which a file tells ROCm apart (`#ifdef USE_CUDA` around `#ifdef __HIP_PLATFORM_AMD__`: ROCm compiles
   that code), whatever the build or its name say. A macro whose name says NVIDIA that an `#if` chain tests before a
   ROCm macro (`#if defined(XYZ_USE_CUDA) ... #elif defined(XYZ_USE_HIP)`) is NVIDIA's by more than its name, and so
