@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rocmlint.cuda.frontend import CudaContext, Node
-from rocmlint.cuda.hip_gaps import LIBRARY_NAMES, api_map
+from rocmlint.cuda.hip_gaps import renamed_api_call
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
@@ -68,16 +68,13 @@ class CudaApiCall(Rule):
     )
 
     def visit_call_expression(self, node: Node, ctx: CudaContext) -> None:
-        name = ctx.call_name(node)
-        if name is None:
+        call = renamed_api_call(node, ctx)
+        if call is None:
             return
-        hit = api_map().get(name.removeprefix("::"))
-        if hit is None:
-            return
-        hip, library = hit
+        name, hip, library = call
         ctx.report(
             node,
-            f"`{name.lstrip(':')}` ({LIBRARY_NAMES[library]} API) is `{hip}` in HIP; hipify renames it, hand-written HIP code must",
+            f"`{name}` ({library} API) is `{hip}` in HIP; hipify renames it, hand-written HIP code must",
         )
 
 

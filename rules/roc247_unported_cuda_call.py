@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rocmlint.cuda.frontend import Anchors, CudaContext, Node
-from rocmlint.cuda.hip_gaps import LIBRARY_NAMES, api_map, hip_api_names
+from rocmlint.cuda.hip_gaps import hip_api_names, renamed_api_call
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
@@ -53,19 +53,14 @@ class UnportedCudaCall(Rule):
         return {"call_expression": None}
 
     def visit_call_expression(self, node: Node, ctx: CudaContext) -> None:
-        name = ctx.call_name(node)
-        if name is None:
+        call = renamed_api_call(node, ctx)
+        if call is None:
             return
-        hit = api_map().get(name.removeprefix("::"))
-        if hit is None:
-            return
-        spelled_by = "" if ctx.hipified_build else ctx.rocm_spelling(hip_api_names())
-        if not spelled_by:
-            return  # hipify renames it, or no portability macros: a first port, whose calls ROC216 lists
-        hip, library = hit
+        name, hip, library = call
+        spelled_by = ctx.rocm_spelling(hip_api_names())  # asked in visits_needed too: found once per file
         ctx.report(
             node,
-            f"`{name.lstrip(':')}` ({LIBRARY_NAMES[library]} API) is not declared on ROCm: this project spells CUDA "
+            f"`{name}` ({library} API) is not declared on ROCm: this project spells CUDA "
             f"functions through its own macros ({spelled_by} is a HIP name for ROCm), so ROCm compiles this file as "
             f"written; call it through such a macro (`{hip}` on ROCm)",
         )

@@ -219,6 +219,7 @@ class CudaContext:
         self._declarations_by_name: dict[str, list[Node]] = {}
         self._offsets: dict[tuple[tuple[bytes, ...], bool], tuple[int, ...]] = {}
         self._mentioned: dict[tuple[tuple[bytes, ...], bool], bool] = {}
+        self._rocm_spellings: dict[frozenset[str], str] = {}
         self.gated_notes: list[str] = []  # `check --verbose`: findings the project model's evidence gated away
 
     @property
@@ -435,14 +436,19 @@ class CudaContext:
     def rocm_spelling(self, names: frozenset[str]) -> str:
         """Where the file or its headers define a macro, only for ROCm, as one of `names` ("path:line" of `#define
         gpuFree hipFree` under `USE_HIP`, asked with HIP's API functions), "" when they do not: a project porting
-        by its own macros, whose ROCm build compiles the file as written."""
+        by its own macros, whose ROCm build compiles the file as written. Found once per file and set of names."""
+        if names not in self._rocm_spellings:
+            self._rocm_spellings[names] = self._own_rocm_spelling(names) or self.options.project.rocm_spelling(names)
+        return self._rocm_spellings[names]
+
+    def _own_rocm_spelling(self, names: frozenset[str]) -> str:
         for defines in self.preprocessor.defines.values():
             for define in defines:
                 branch = define.directive.branch
                 if branch.on_rocm is True and branch.on_nvidia is False and define.parameters is None:
                     if define.value in names:
                         return f"{self.source.path}:{define.directive.line}"
-        return self.options.project.rocm_spelling(names)
+        return ""
 
     @property
     def hipify_tool(self) -> str:

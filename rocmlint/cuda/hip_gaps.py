@@ -85,6 +85,20 @@ def api_map() -> dict[str, tuple[str, str]]:
 
 
 @cache
+def renamed_api_call(call: Node, ctx: CudaContext) -> tuple[str, str, str] | None:
+    """(the callee as written, HIP's name for it, its library's name) of a call of a CUDA runtime or library
+    function HIPIFY renames (`cufftDestroy` → `hipfftDestroy`, cuFFT); None for other calls."""
+    name = ctx.call_name(call)
+    if name is None:
+        return None
+    hit = api_map().get(name.removeprefix("::"))
+    if hit is None:
+        return None
+    hip, library = hit
+    return name.lstrip(":"), hip, LIBRARY_NAMES[library]
+
+
+@cache
 def hip_api_names() -> frozenset[str]:
     """The HIP functions HIPIFY maps CUDA runtime, driver and library functions to (`hipMalloc`, `hipfftDestroy`)."""
     return frozenset(hip for hip, _ in api_map().values())
