@@ -4,7 +4,9 @@
     python benchmarks/run.py --synthetic            # a generated corpus (benchmarks/synthetic.py)
 
 Per corpus: rocmlint cold (`--no-cache`), warm (cache filled, nothing changed), after editing one
-Python file, with peak memory (RSS summed over the process tree); then, where installed, ruff
+Python file, with peak memory of the process tree, two ways: RSS summed (pages a forked worker
+shares with its parent count once per process) and PSS summed (each shared page split among its
+sharers: the memory the run really occupies); then, where installed, ruff
 (`--no-cache --select E,F`) and flake8 (`--select=F -j 2`) on the same Python files, torchfix on a
 sample of them, and hipify-perl `-examine` on a sample of the same C/C++/CUDA files (samples are
 extrapolated by bytes or lines, and marked `~`). Three figures close the table: C++ throughput
@@ -30,7 +32,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 HERE = Path(__file__).resolve().parent
 PY_SUFFIXES = {".py", ".pyi"}
@@ -43,7 +45,8 @@ class Row:
     seconds: list[float] = field(default_factory=list)
     note: str = ""
     estimate: bool = False
-    peak_mb: float | None = None
+    peak_mb: float | None = None  # RSS summed over the process tree
+    peak_pss_mb: float | None = None  # PSS summed over it (None where /proc has no smaps_rollup)
 
     @property
     def median(self) -> float:
@@ -61,31 +64,52 @@ def loadavg() -> str:
 # Running and measuring a command
 
 
-def _tree_rss_kb(pid: int) -> int:
-    """RSS of a process and all its descendants (pool workers count too)."""
-    total, stack = 0, [pid]
+class Memory(NamedTuple):
+    """Peak memory of one run, MB: RSS and PSS, each summed over the process tree."""
+
+    rss_mb: float
+    pss_mb: float | None
+
+
+def _field_kb(path: Path, name: str) -> int | None:
+    for line in path.read_text().splitlines():
+        if line.startswith(name):
+            return int(line.split()[1])
+    return None
+
+
+def _tree_memory_kb(pid: int) -> tuple[int, int | None]:
+    """RSS and PSS of a process and all its descendants (pool workers count too); PSS is None where the kernel
+    gives no /proc/PID/smaps_rollup."""
+    rss, pss, stack = 0, 0, [pid]
+    has_pss = True
     while stack:
         current = stack.pop()
         try:
-            for line in Path(f"/proc/{current}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    total += int(line.split()[1])
+            rss += _field_kb(Path(f"/proc/{current}/status"), "VmRSS:") or 0
+            process_pss = _field_kb(Path(f"/proc/{current}/smaps_rollup"), "Pss:") if has_pss else None
+            has_pss = process_pss is not None
+            pss += process_pss or 0
             for task in Path(f"/proc/{current}/task").iterdir():
                 stack.extend(int(c) for c in (task / "children").read_text().split())
         except (OSError, ValueError):
             continue
-    return total
+    return rss, pss if has_pss else None
 
 
-def timed(command: Sequence[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[float, float]:
-    """Wall seconds and peak tree RSS (MB) of one run; output is discarded."""
-    peak = [0]
+def timed(command: Sequence[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[float, Memory]:
+    """Wall seconds and peak tree memory of one run; output is discarded."""
+    peak_rss, peak_pss = [0], [0]
+    has_pss = [True]
     start = time.perf_counter()
     process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
     def sample() -> None:
         while process.poll() is None:
-            peak[0] = max(peak[0], _tree_rss_kb(process.pid))
+            rss, pss = _tree_memory_kb(process.pid)
+            peak_rss[0] = max(peak_rss[0], rss)
+            has_pss[0] = has_pss[0] and pss is not None
+            peak_pss[0] = max(peak_pss[0], pss or 0)
             time.sleep(0.05)
 
     sampler = threading.Thread(target=sample, daemon=True)
@@ -97,18 +121,20 @@ def timed(command: Sequence[str], cwd: Path, env: dict[str, str] | None = None) 
         raise RuntimeError(
             f"{' '.join(command[:3])} ... exited {process.returncode}: {stderr.decode(errors='replace')[-800:]}"
         )
-    return elapsed, peak[0] / 1024
+    return elapsed, Memory(peak_rss[0] / 1024, peak_pss[0] / 1024 if has_pss[0] else None)
 
 
 def repeat(
-    row: Row, runs: int, run: Callable[[], tuple[float, float]], before: Callable[[], None] | None = None
+    row: Row, runs: int, run: Callable[[], tuple[float, Memory]], before: Callable[[], None] | None = None
 ) -> Row:
     for _ in range(runs):
         if before is not None:
             before()
-        seconds, peak = run()
+        seconds, memory = run()
         row.seconds.append(seconds)
-        row.peak_mb = max(row.peak_mb or 0.0, peak)
+        row.peak_mb = max(row.peak_mb or 0.0, memory.rss_mb)
+        if memory.pss_mb is not None:
+            row.peak_pss_mb = max(row.peak_pss_mb or 0.0, memory.pss_mb)
     return row
 
 
@@ -412,15 +438,16 @@ def lsp_stdio_ms(rocmlint: list[str], runs: int) -> float:
 
 def render(rows: list[Row]) -> str:
     out = [
-        "| corpus | command | median s | runs | vs rocmlint cold | peak MB | note |",
-        "|---|---|---:|---:|---:|---:|---|",
+        "| corpus | command | median s | runs | vs rocmlint cold | peak RSS MB | peak PSS MB | note |",
+        "|---|---|---:|---:|---:|---:|---:|---|",
     ]
     cold = {r.corpus: r.median for r in rows if r.tool.startswith("rocmlint cold")}
     for r in rows:
         ratio = r.median / cold[r.corpus] if cold.get(r.corpus) else float("nan")
         median = f"{'~' if r.estimate else ''}{r.median:.2f}"
-        peak = f"{r.peak_mb:.0f}" if r.peak_mb else ""
-        out.append(f"| {r.corpus} | {r.tool} | {median} | {len(r.seconds)} | {ratio:.2f}x | {peak} | {r.note} |")
+        rss = f"{r.peak_mb:.0f}" if r.peak_mb else ""
+        pss = f"{r.peak_pss_mb:.0f}" if r.peak_pss_mb else ""
+        out.append(f"| {r.corpus} | {r.tool} | {median} | {len(r.seconds)} | {ratio:.2f}x | {rss} | {pss} | {r.note} |")
     return "\n".join(out)
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+import rocmlint.python.project as project_module
 from rocmlint.config import Settings
 from rocmlint.engine import Engine
 from rocmlint.python.frontend import PythonContext, RuleOptions
@@ -1159,6 +1160,22 @@ def test_resolver_reads_other_modules_with_the_given_guards(tmp_path: Path) -> N
     assert index.resolver_for(path, frozenset({"pkg.probe.accelerated"}))("pkg.env.fast") == Vendor(True, False)
     assert index.resolver_for(path)("pkg.env.missing") is None
     assert index.resolver_for(path)("pkg.nowhere.fast()") is None
+
+
+def test_neighbour_modules_dropped_from_memory_are_read_again_with_the_same_answers(tmp_path: Path) -> None:
+    """A process keeps only the last few neighbour modules parsed; one asked about again after others pushed it
+    out is parsed again and answers as before."""
+    count = project_module._NEIGHBOURS_KEPT + 3
+    files = {"pkg/__init__.py": "", "pkg/run.py": ""}
+    for number in range(count):
+        files[f"pkg/env{number}.py"] = "import torch\nIS_HIP = torch.version.hip is not None\nIS_CUDA = not IS_HIP\n"
+    write_tree(tmp_path, files)
+    index = ProjectIndex()
+    resolve = index.resolver_for(str(tmp_path / "pkg/run.py"))
+    assert [resolve(f"pkg.env{number}.IS_HIP") for number in range(count)] == [Vendor(True, False)] * count
+    assert len(index._semantics) == project_module._NEIGHBOURS_KEPT
+    assert "pkg/env0.py" not in {str(path.relative_to(tmp_path)) for path in index._semantics}
+    assert resolve("pkg.env0.IS_CUDA") == Vendor(False, True)  # read again: a question not asked before
 
 
 def test_package_of(tmp_path: Path) -> None:

@@ -456,6 +456,9 @@ class CudaProject:
     _relatives: dict[str, str] = field(default_factory=dict)  # path -> `_relative`
     _left: dict[str, str] = field(default_factory=dict)  # path -> `_left_to_nvidia`
     _words: dict[str, frozenset[bytes]] = field(default_factory=dict)  # path -> `_has_any_word`'s word set
+    # One copy of each word the sets hold: the files of a tree share most of their words (PyTorch: ~380,000 words
+    # in the sets of 4,000 files, 15 MB of bytes objects when each set kept its own)
+    _word_copies: dict[bytes, bytes] = field(default_factory=dict)
     _bodies: dict[str, list[tuple[int, int]]] = field(default_factory=dict)  # path -> `function_bodies`
     _declared: dict[str, dict[str, tuple[int, ...]]] = field(default_factory=dict)  # `_declarations_of`
     # path -> its directives under the model's macros (`_declared_off_rocm_in`: every arm asking about a header
@@ -732,7 +735,8 @@ class CudaProject:
         """Whether the file at `path` (its bytes `data`) holds one of `names` as a whole word, from its set of words,
         built once: most files around a file hold none of an arm's names, and `word_pattern` would scan them all."""
         if path not in self._words:
-            self._words[path] = frozenset(re.findall(rb"\w+", data))
+            copies = self._word_copies
+            self._words[path] = frozenset([copies.setdefault(word, word) for word in set(re.findall(rb"\w+", data))])
         return any(name.encode() in self._words[path] for name in names)
 
     @staticmethod

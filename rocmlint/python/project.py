@@ -5,11 +5,12 @@ from __future__ import annotations
 import ast
 import os
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Generic, Literal, TypeVar
 
 from rocmlint.python.accelerators import other_accelerator_in_path
 from rocmlint.python.importers import (
@@ -36,6 +37,11 @@ SymbolQuestion = Literal["value", "strings", "skip"]
 # A symbol of one module as asked: (module file, name with "()" when called, guards, the question).
 # A module, the name asked of it, the guards, the question, and the project root its own imports may also start from.
 SymbolKey = tuple[Path, str, frozenset[str], SymbolQuestion, Path | None]
+
+# How many neighbour modules a process keeps parsed (trees, semantic models and their gate analyses): a neighbour is
+# asked about in bursts (the files of one package are checked together), and every answer is cached apart, so
+# keeping all of them only held ~60-80 MB of syntax trees per worker on PyTorch (docs/performance.md).
+_NEIGHBOURS_KEPT = 8
 
 # How many modules away `read_only_off_rocm` asks the importers of an importer where its defs and classes run.
 _IMPORTER_READ_DEPTH = 1
@@ -79,8 +85,9 @@ class ProjectIndex:
         self._modules: dict[tuple[tuple[str, ...], tuple[Path, ...]], Path | None] = {}
         self._module_data: dict[Path, bytes | None] = {}
         self._star_imports: dict[Path, bool] = {}  # the module's bytes hold `import *`
-        self._analyzers: dict[tuple[Path, frozenset[str], Path | None, int | None], GateAnalyzer | None] = {}
-        self._semantics: dict[Path, Semantic | None] = {}
+        self._analyzers: _Recent[tuple[Path, frozenset[str], Path | None, int | None], GateAnalyzer | None]
+        self._analyzers = _Recent(_NEIGHBOURS_KEPT)
+        self._semantics: _Recent[Path, Semantic | None] = _Recent(_NEIGHBOURS_KEPT)
         self._reaches: dict[tuple[str, frozenset[str]], ModuleReach] = {}
         # (importer, guards) -> imported -> the importer's import nodes of it
         self._import_sites: dict[tuple[str, frozenset[str]], dict[str, list[ast.AST]]] = {}
@@ -520,13 +527,15 @@ class ProjectIndex:
 
         depth = None if reads_elsewhere is None else reads_elsewhere.depth
         key = (module_file, guards, project_root, depth)
-        if key not in self._analyzers:
-            semantic = self._semantic(module_file, data)
-            resolver = self.resolver_for(str(module_file), guards, project_root)
-            self._analyzers[key] = (
-                None if semantic is None else GateAnalyzer(semantic, guards, resolver, read_elsewhere=reads_elsewhere)
-            )
-        return self._analyzers[key]
+        if key in self._analyzers:
+            return self._analyzers[key]
+        semantic = self._semantic(module_file, data)
+        resolver = self.resolver_for(str(module_file), guards, project_root)
+        analyzer = (
+            None if semantic is None else GateAnalyzer(semantic, guards, resolver, read_elsewhere=reads_elsewhere)
+        )
+        self._analyzers[key] = analyzer
+        return analyzer
 
     def tree_of(self, path: str, data: bytes) -> ast.Module | None:
         """The tree of the file at `path` when this process has parsed it already as another module's neighbour
@@ -540,20 +549,55 @@ class ProjectIndex:
     def _semantic(self, module_file: Path, data: bytes) -> Semantic | None:
         """A neighbour module's tree and semantic model, built once however many analyses (guards, project roots)
         read it: it depends on the text alone."""
-        if module_file not in self._semantics:
-            self._semantics[module_file] = None
-            try:
-                text = SourceFile.from_bytes(str(module_file), data, "python").text
-            except DecodeError:
-                return None
-            module = _parse(text)
-            if module is None:
-                return None
-            package, _ = package_of(str(module_file))
-            semantic = Semantic(module, package, text)
-            walk(module, semantic.parents, {}, semantic.mentions)
-            self._semantics[module_file] = semantic
-        return self._semantics[module_file]
+        if module_file in self._semantics:
+            return self._semantics[module_file]
+        self._semantics[module_file] = None
+        try:
+            text = SourceFile.from_bytes(str(module_file), data, "python").text
+        except DecodeError:
+            return None
+        module = _parse(text)
+        if module is None:
+            return None
+        package, _ = package_of(str(module_file))
+        semantic = Semantic(module, package, text)
+        walk(module, semantic.parents, {}, semantic.mentions)
+        self._semantics[module_file] = semantic
+        return semantic
+
+
+_Key = TypeVar("_Key", bound=Hashable)
+_Value = TypeVar("_Value")
+
+
+class _Recent(Generic[_Key, _Value]):
+    """A mapping that keeps only the `size` entries used last (least recently used ones are dropped)."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._entries: OrderedDict[_Key, _Value] = OrderedDict()
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._entries
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __iter__(self) -> Iterator[_Key]:
+        return iter(self._entries)
+
+    def __getitem__(self, key: _Key) -> _Value:
+        self._entries.move_to_end(key)
+        return self._entries[key]
+
+    def __setitem__(self, key: _Key, value: _Value) -> None:
+        self._entries[key] = value
+        self._entries.move_to_end(key)
+        if len(self._entries) > self._size:
+            self._entries.popitem(last=False)
+
+    def get(self, key: _Key) -> _Value | None:
+        return self[key] if key in self._entries else None
 
 
 @dataclass(frozen=True)
