@@ -108,6 +108,8 @@ _CHECKPOINT_WRITERS = frozenset(
 _IN_PLACE_OF_DATA = frozenset({"view", "reshape", "contiguous", "detach", "clone", "flatten", "t", "transpose"})
 _FP8_ONLY_STORED: weakref.WeakKeyDictionary[PythonContext, bool] = weakref.WeakKeyDictionary()
 _HANDLES_FNUZ_SPLIT: weakref.WeakKeyDictionary[PythonContext, bool] = weakref.WeakKeyDictionary()
+# A module of a library's FP8 support by its dotted path (`torchao.float8.float8_tensor`, `mylib.fp8.linear`).
+_FP8_MODULE = re.compile(r"(?:^|[._])(?:float8|fp8)(?:[._]|$)")
 # Methods that add their arguments to a collection (`ok.append(torch.float8_e4m3fn)`).
 _ADDING_METHODS = frozenset({"append", "add", "extend", "insert"})
 
@@ -131,10 +133,13 @@ class OcpFp8:
 
 def ocp_fp8_dtype(ctx: PythonContext, node: ast.AST) -> OcpFp8 | None:
     """The OCP FP8 dtype `node` names: an attribute or imported name (through import aliases), or a
-    `getattr(<library>, "<name>"[, default])` call; None for anything else."""
+    `getattr(<library>, "<name>"[, default])` call; None for anything else, and for a name bound rather than read
+    (`float8_e4m3fn = None`, the fallback of a failed import: no dtype)."""
     if isinstance(node, ast.Call):
         return _looked_up(ctx, node)
     if not isinstance(node, (ast.Attribute, ast.Name)) or last_name(node) not in OCP_NAMES:
+        return None
+    if not isinstance(node.ctx, ast.Load):
         return None
     library, _, name = (ctx.qualified_name(node) or "").rpartition(".")
     return OcpFp8(library, name) if library in _LIBRARIES else None
@@ -445,8 +450,10 @@ def encoding_neutral_use(ctx: PythonContext, node: ast.expr) -> bool:
     afterwards (`never_read`), a fake quantization's (`fake_quantized`), a tensor quantized for a checkpoint and
     moved to the CPU (`exported_to_cpu`), FP8 only handled as data
     (`fp8_data.fp8_as_data`: a table translating a name into the dtype, a feature probe), and FP8 data made and kept
-    on the CPU (`cpu_data`)."""
-    if is_inspected(ctx, node) or in_allow_list(ctx, node) or cpu_data(ctx, node) or in_gpu_free_test(ctx, node):
+    on the CPU (`cpu_data`) unless handed to a library's FP8 support (`handed_to_fp8_library`)."""
+    if is_inspected(ctx, node) or in_allow_list(ctx, node):
+        return True
+    if (cpu_data(ctx, node) or in_gpu_free_test(ctx, node)) and not handed_to_fp8_library(ctx, node):
         return True
     if fp8_only_stored(ctx) or made_for_nvidia_only_forward(ctx, node):
         return True
@@ -465,6 +472,34 @@ def encoding_neutral_use(ctx: PythonContext, node: ast.expr) -> bool:
     if not isinstance(used, ast.Attribute):
         return False
     return used.attr in _PORTABLE_FINFO or (used.attr in _SMALLEST_FINFO and _near_a_fp4_format(ctx, used))
+
+
+def handed_to_fp8_library(ctx: PythonContext, node: ast.AST) -> bool:
+    """`node` is, within its statement, in an argument of a call into an imported module of FP8 support
+    (`_FP8_MODULE`: `tensor_to_scale(a, node)`, `Float8Tensor(torch.empty(16, dtype=node), ...)` from
+    `torchao.float8`): the library's tensor types, scaling and linear layers take the dtype into the FP8 matmuls
+    they run, on whatever device they are given later. Data made on the CPU for them is no checkpoint."""
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, ast.stmt):
+            return False
+        if isinstance(ancestor, ast.Call) and not ctx.semantic.is_within(node, ancestor.func):
+            if _fp8_library_callee(ctx, ancestor.func):
+                return True
+    return False
+
+
+def _fp8_library_callee(ctx: PythonContext, callee: ast.expr) -> bool:
+    """`callee` is a name bound by an import (or an attribute of one) from a module of FP8 support."""
+    root = callee
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    if not isinstance(root, ast.Name):
+        return False
+    binding = ctx.semantic.lookup(root.id, root)
+    if binding is None or binding.kind != "import":
+        return False
+    module = (ctx.qualified_name(callee) or "").rpartition(".")[0]
+    return _FP8_MODULE.search(module.lower()) is not None
 
 
 def fake_quantized(ctx: PythonContext, node: ast.AST) -> bool:
