@@ -60,8 +60,8 @@ class Fp8Dtype(Rule):
     stored bytes, or the dtype name it tests put in its place (`if dtype == "float8_e4m3fn": dtype = ...`); NVFP4 block scales
     (`sc.to(...)` in a file naming FP4, a def's dtype variable only making them); an activation kept in FP8 for an
     autograd `backward` that casts it back first; FP8 only stored in a file calling no `*mm`/`*gemm*`/`*matmul*`: a
-    script or module (no test) saving checkpoints (`__main__`; or a tensor only moved to the CPU), a `forward` or linear
-    method's `apply(self, layer, x)` upcasting its weight to the input's (cast) type; code after a call into a package
+    script or module (no test) saving checkpoints (`__main__`; or a tensor only moved to the CPU), a `forward` (or a def patched
+    in as one), a linear method's `apply(self, layer, x)` upcasting its weight to the input's (cast) type; code after a call into a package
     with no ROCm build (`deep_gemm` even try-imported, `torch.ops._C.cutlass_*`), weights for a `forward` calling one;
     ROCm-gated code; nothing if `target-archs` names no gfx94x (gfx950/gfx12 OCP).
 

@@ -11,6 +11,34 @@ from rocmlint.rule import Invalid, Valid
 from rocmlint.testing import check_invalid, check_valid
 
 VALID = (
+    # Modules converted in place to store their weights in FP8 (fp8.modules_converted_in_place): a dropped `.to`
+    # result is a module's, and PyTorch's layers multiply no FP8 weights.
+    Valid(
+        """
+        import torch
+        def load(args, unet, weight_dtype):
+            unet_dtype = weight_dtype
+            if args.fp8_base:
+                unet_dtype = torch.float8_e4m3fn
+            logger.info(f"U-Net dtype {unet_dtype}")
+            unet.to(dtype=unet_dtype)
+            unet.to(args.device, dtype=unet_dtype if args.cast else None)
+        """,
+    ),
+    # Weights downcast where a def patched in as the layer's forward upcasts them to the input's dtype first
+    # (fp8._patched_forward): FP8 only stores them.
+    Valid(
+        """
+        import torch
+        def downcast(key, value):
+            return key, value.to(dtype=torch.float8_e4m3fn)
+        def replace_forward(layer):
+            def new_forward(*args, **kwargs):
+                x = args[0]
+                return torch.nn.functional.linear(x, upcast(layer.weight, x.dtype), None)
+            layer.forward = new_forward
+        """,
+    ),
     # A default the file overrides on MI300 (torchao's Float8TypeConfig).
     Valid(
         """
@@ -369,6 +397,46 @@ VALID = (
 )
 
 INVALID = (
+    # The same dtype also kept with a tensor's cast, or handed to another def; a dropped conversion in a file
+    # multiplying matrices (a custom model may compute with its FP8 weights).
+    Invalid(
+        """
+        import torch
+        def load(args, unet, x):
+            unet_dtype = torch.float8_e4m3fn
+            unet.to(dtype=unet_dtype)
+            return x.to(unet_dtype)
+        def load_te(te):
+            te_dtype = torch.float8_e5m2
+            te.to(te_dtype)
+            prepare(te, te_dtype)
+        """,
+        expect=("3:18-3:37", "7:16-7:33"),
+    ),
+    Invalid(
+        """
+        import torch
+        def load(model, a, b):
+            model.to(dtype=torch.float8_e4m3fn)
+            return torch._scaled_mm(a, b)
+        """,
+        expect=("3:20-3:39",),
+    ),
+    # A patched forward that also reads the FP8 weight as it is: an operand stored and used in FP8.
+    Invalid(
+        """
+        import torch
+        def downcast(key, value):
+            return key, value.to(dtype=torch.float8_e4m3fn)
+        def replace_forward(layer):
+            def new_forward(*args, **kwargs):
+                x = args[0]
+                y = fp8_linear(x, layer.weight)
+                return y + torch.nn.functional.linear(x, upcast(layer.weight, x.dtype), None)
+            layer.forward = new_forward
+        """,
+        expect=("3:32-3:51",),
+    ),
     # A decoder's branch that converts (`.to`), or assigns another name than the one tested: values made in the
     # format, then used; and the same reinterpretation in a file multiplying matrices.
     Invalid(
