@@ -55,13 +55,23 @@ class Fp8Dtype(Rule):
     (e5m2fnuz's max too); collections and branches that also name `fnuz` or test a `gfx` arch (not one behind a flag
     only ever False), tables given `fnuz` entries later, lists also `.append`ed a `fnuz` dtype; a default overridden
     with `fnuz`; a def that converts to `fnuz` on ROCm; FP8 data made and kept on the CPU (`.cpu()`, a test's factory
-    without a device; a test and helpers naming no device but the CPU, no tensor fixture); NVFP4 block scales
+    without a device; a test and helpers naming no device but the CPU, no tensor fixture; not handed to an FP8
+    library); a name bound, not read (`float8_e4m3fn = None` when an import fails); a decoder's `.view(dtype)` of stored
+    bytes, or the dtype name it tests put in its place (`if dtype == "float8_e4m3fn": dtype = ...`); NVFP4 block scales
     (`sc.to(...)` in a file naming FP4, a def's dtype variable only making them); an activation kept in FP8 for an
     autograd `backward` that casts it back first; FP8 only stored in a file calling no `*mm`/`*gemm*`/`*matmul*`: a
-    script or module (no test) saving checkpoints (`__main__`; or a tensor only moved to the CPU), a `forward` or linear
-    method's `apply(self, layer, x)` upcasting its weight to the input's (cast) type; code after a call into a package
-    with no ROCm build (`deep_gemm` even try-imported, `torch.ops._C.cutlass_*`), weights for a `forward` calling one;
+    script or module (no test) saving checkpoints (`__main__`; or a tensor only moved to the CPU), a `forward` (or a
+    def patched in as one) or a linear method's `apply(self, layer, x)` upcasting its weight to the input's (cast)
+    type, modules converted in place (`unet.to(dtype=...)`, the result dropped); code after a call into a package with
+    no ROCm build (`deep_gemm` even try-imported, `torch.ops._C.cutlass_*`), weights for a `forward` calling one;
     ROCm-gated code; nothing if `target-archs` names no gfx94x (gfx950/gfx12 OCP).
+
+    ## What is reported
+    OCP FP8 where it may reach FP8 compute on MI300: `torch._scaled_mm`, an FP8 GEMM kernel or library, a Triton FP8
+    dot, a scale from `finfo(...).max` such a kernel computes with, a library's FP8 tensor types and layers
+    (`Float8Tensor`, `tensor_to_scale` of `torchao.float8`: their matmuls take the dtype, even from CPU data). A cast
+    works on ROCm: FP8 the code shows only stored, decoded, moved or compared (above) is not reported; FP8 whose use
+    is unknown (returned, handed to another module) is, as its caller may compute with it.
 
     ## Why is this bad on ROCm?
     MI300 (gfx940-gfx942) implements only the FNUZ FP8 encodings (`torch.float8_e4m3fnuz`, `torch.float8_e5m2fnuz`);
@@ -218,6 +228,9 @@ Fp8Dtype.valid = (
         import torch
         CODES = {"BOOL": torch.bool, "I8": torch.int8, "F8_E4M3": torch.float8_e4m3fn}
         DTYPE_MAP = {"bfloat16": torch.bfloat16, "float8_e4m3fn": torch.float8_e4m3fn}
+        def decode(raw, code, shape):
+            if code == "F8_E4M3" and hasattr(torch, "float8_e4m3fn"):
+                return raw.view(torch.float8_e4m3fn).reshape(shape)
         def has_fp8(): return getattr(torch, "float8_e4m3fn", None) and getattr(torch, "float8_e5m2", None)
         if has_fp8(): DTYPE_MAP["float8_e5m2"] = torch.float8_e5m2
         FP8_STORAGE: tuple[torch.dtype, ...] = (torch.float8_e4m3fn,)
@@ -259,30 +272,6 @@ Fp8Dtype.valid = (
             fp8_dtype = torch.float8_e4m3fn
             scales = (amax / 6.0).clamp(torch.finfo(torch.float8_e4m3fn).tiny, torch.finfo(fp8_dtype).max)
             return pack_e2m1(x), scales.to(fp8_dtype)
-        """,
-    ),
-    # An activation only kept in FP8 for backward, cast back there first (fp8.saved_and_cast_back).
-    Valid(
-        """
-        import torch
-        class SwiGLU(torch.autograd.Function):
-            def forward(ctx, x):
-                ctx.save_for_backward(x.to(torch.float8_e4m3fn))
-                return swiglu(x)
-            def backward(ctx, grad):
-                (x,) = ctx.saved_tensors
-                return swiglu_back(grad, x.to(torch.bfloat16))
-        """,
-    ),
-    # A default the file overrides on MI300 (torchao's Float8TypeConfig).
-    Valid(
-        """
-        import torch
-        class Float8TypeConfig:
-            e4m3_dtype = torch.float8_e4m3fn
-            def __post_init__(self):
-                if torch.version.hip and is_MI300():
-                    self.e4m3_dtype = torch.float8_e4m3fnuz
         """,
     ),
     # Mentions that are no value: whole comparators, metadata, the fnuz names (text: tests/test_fp8_dtype_examples.py).
@@ -381,6 +370,17 @@ Fp8Dtype.invalid = (
             float8_e4m3fn)
         """,
         expect=("2:17-2:34", "4:10-5:18"),
+    ),
+    # CPU data in a test, handed to a library's FP8 tensor type, whose matmuls take the dtype (fp8.handed_to_fp8_library).
+    Invalid(
+        """
+        import torch
+        from torchao.float8.float8_utils import tensor_to_scale
+        def test_scale():
+            scale = tensor_to_scale(torch.rand(16), torch.float8_e4m3fn)
+        """,
+        path="test/test_base.py",
+        expect=("4:45-4:64",),
     ),
     # Looked up by name; JAX and ml_dtypes dtypes (no fix: the FNUZ flag reads torch).
     Invalid(

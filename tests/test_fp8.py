@@ -775,3 +775,56 @@ def test_exported_to_cpu_needs_a_checkpoint_writer_without_gemms(tail: str, expo
     code = "import torch\nfrom safetensors.torch import save_file\ndef requant(w):\n    return w.to(D).cpu()\n"
     snippet = parse(code + "def write(t, path, a, b):\n" + textwrap.indent(tail or "pass\n", "    "))
     assert fp8.exported_to_cpu(snippet.ctx, snippet.node("D", ast.Name)) is exported
+
+
+_FP8_TEST = """import torch
+from {module} import {callee}
+def test_split():
+    a = torch.rand(16, dtype=torch.bfloat16)
+    scale = {callee}(a, torch.float8_e4m3fn)
+"""
+
+
+@pytest.mark.parametrize(
+    ("module", "callee", "reported"),
+    [
+        pytest.param("fastlib.float8.scaling", "tensor_to_scale", [5], id="fp8-module"),
+        pytest.param("fastlib.fp8", "Float8Tensor", [5], id="fp8-package"),
+        pytest.param("fastlib.utils", "tensor_to_scale", [], id="other-module"),
+    ],
+)
+def test_cpu_test_data_handed_to_an_fp8_library(tmp_path: Path, module: str, callee: str, reported: list[int]) -> None:
+    """A test keeping its tensors on the CPU is still reported where it hands the dtype to a module of FP8 support
+    (torchao's `torchao.float8`): the library's tensor types and layers take it into their FP8 matmuls."""
+    files = {
+        "fastlib/__init__.py": "",
+        "fastlib/" + module.split(".", 1)[1].replace(".", "/") + ".py": f"def {callee}(x, dtype):\n    return x\n",
+        "tests/test_split.py": _FP8_TEST.format(module=module, callee=callee),
+    }
+    root = write_tree(tmp_path, files)
+    report = Engine().check_path(root / "tests/test_split.py", Settings(root=root))
+    assert [d.location.line for d in report.diagnostics if d.code == "ROC107"] == reported
+
+
+_DECODER = """import torch
+def decode(raw, code, shape, b):
+    if code == "F8_E4M3" and hasattr(torch, "float8_e4m3fn"):
+        return raw.view(torch.float8_e4m3fn).reshape(shape)
+    if code == "F8_E5M2":
+        return raw.view(torch.float8_e5m2) * b
+"""
+
+
+@pytest.mark.parametrize(
+    ("tail", "reported"),
+    [
+        pytest.param("", [], id="decoder"),
+        pytest.param("def gemm(a, b):\n    return torch._scaled_mm(a, b)\n", [4], id="beside-a-gemm"),
+    ],
+)
+def test_a_decoders_reinterpretation(tmp_path: Path, tail: str, reported: list[int]) -> None:
+    """Stored bytes viewed as the dtype a type code names are data in the file's format; arithmetic on the view is
+    computing with it (still reported), and a file multiplying matrices may compute with either."""
+    root = write_tree(tmp_path, {"pkg/__init__.py": "", "pkg/store.py": _DECODER + tail})
+    report = Engine().check_path(root / "pkg/store.py", Settings(root=root))
+    assert [d.location.line for d in report.diagnostics if d.code == "ROC107"] == [*reported, 6]

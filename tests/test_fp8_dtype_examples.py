@@ -11,6 +11,87 @@ from rocmlint.rule import Invalid, Valid
 from rocmlint.testing import check_invalid, check_valid
 
 VALID = (
+    # Modules converted in place to store their weights in FP8 (fp8.modules_converted_in_place): a dropped `.to`
+    # result is a module's, and PyTorch's layers multiply no FP8 weights.
+    Valid(
+        """
+        import torch
+        def load(args, unet, weight_dtype):
+            unet_dtype = weight_dtype
+            if args.fp8_base:
+                unet_dtype = torch.float8_e4m3fn
+            logger.info(f"U-Net dtype {unet_dtype}")
+            unet.to(dtype=unet_dtype)
+            unet.to(args.device, dtype=unet_dtype if args.cast else None)
+        """,
+    ),
+    # Weights downcast where a def patched in as the layer's forward upcasts them to the input's dtype first
+    # (fp8._patched_forward): FP8 only stores them.
+    Valid(
+        """
+        import torch
+        def downcast(key, value):
+            return key, value.to(dtype=torch.float8_e4m3fn)
+        def replace_forward(layer):
+            def new_forward(*args, **kwargs):
+                x = args[0]
+                return torch.nn.functional.linear(x, upcast(layer.weight, x.dtype), None)
+            layer.forward = new_forward
+        """,
+    ),
+    # A default the file overrides on MI300 (torchao's Float8TypeConfig).
+    Valid(
+        """
+        import torch
+        class Float8TypeConfig:
+            e4m3_dtype = torch.float8_e4m3fn
+            def __post_init__(self):
+                if torch.version.hip and is_MI300():
+                    self.e4m3_dtype = torch.float8_e4m3fnuz
+        """,
+    ),
+    # Names bound, not read: the fallback of a failed import (fp8.ocp_fp8_dtype).
+    Valid(
+        """
+        try:
+            from ml_dtypes import float8_e4m3fn, float8_e5m2
+        except ImportError:
+            float8_e4m3fn = float8_e5m2 = None
+        """,
+    ),
+    # A decoder translating a record's dtype name in place, and one reinterpreting stored bytes as the dtype a
+    # stored name says (fp8_data.named_by_text): the data's format is the file's.
+    Valid(
+        """
+        import ml_dtypes, torch
+        def load(rec, raw):
+            dtype = rec["dtype"]
+            if dtype == "float8_e4m3fn":
+                if ml_dtypes is not None:
+                    dtype = ml_dtypes.float8_e4m3fn
+            return np.frombuffer(raw, dtype=dtype)
+        def to_numpy(param):
+            dtype = str(param.dtype)
+            if dtype == "torch.bfloat16":
+                param = param.view(torch.float16)
+            elif dtype == "torch.float8_e4m3fn":
+                param = param.view(torch.uint8).cpu().numpy().view(ml_dtypes.float8_e4m3fn)
+            return param
+        """,
+    ),
+    # An activation only kept in FP8 for backward, cast back there first (fp8.saved_and_cast_back).
+    Valid(
+        """
+        import torch
+        class SwiGLU(torch.autograd.Function):
+            def forward(ctx, x):
+                ctx.save_for_backward(x.to(torch.float8_e4m3fn))
+                return swiglu(x)
+            def backward(ctx, grad):
+                (x,) = ctx.saved_tensors
+                return swiglu_back(grad, x.to(torch.bfloat16))
+        """,
+    ),
     # Another library's dtypes translated to torch's (fp8.in_format_dtype_table): that library chose the format.
     Valid(
         """
@@ -316,6 +397,80 @@ VALID = (
 )
 
 INVALID = (
+    # The same dtype also kept with a tensor's cast, or handed to another def; a dropped conversion in a file
+    # multiplying matrices (a custom model may compute with its FP8 weights).
+    Invalid(
+        """
+        import torch
+        def load(args, unet, x):
+            unet_dtype = torch.float8_e4m3fn
+            unet.to(dtype=unet_dtype)
+            return x.to(unet_dtype)
+        def load_te(te):
+            te_dtype = torch.float8_e5m2
+            te.to(te_dtype)
+            prepare(te, te_dtype)
+        """,
+        expect=("3:18-3:37", "7:16-7:33"),
+    ),
+    Invalid(
+        """
+        import torch
+        def load(model, a, b):
+            model.to(dtype=torch.float8_e4m3fn)
+            return torch._scaled_mm(a, b)
+        """,
+        expect=("3:20-3:39",),
+    ),
+    # A patched forward that also reads the FP8 weight as it is: an operand stored and used in FP8.
+    Invalid(
+        """
+        import torch
+        def downcast(key, value):
+            return key, value.to(dtype=torch.float8_e4m3fn)
+        def replace_forward(layer):
+            def new_forward(*args, **kwargs):
+                x = args[0]
+                y = fp8_linear(x, layer.weight)
+                return y + torch.nn.functional.linear(x, upcast(layer.weight, x.dtype), None)
+            layer.forward = new_forward
+        """,
+        expect=("3:32-3:51",),
+    ),
+    # A decoder's branch that converts (`.to`), or assigns another name than the one tested: values made in the
+    # format, then used; and the same reinterpretation in a file multiplying matrices.
+    Invalid(
+        """
+        import torch
+        def load(rec, raw):
+            if rec["dtype"] == "float8_e4m3fn":
+                w = raw.to(torch.float8_e4m3fn)
+            if rec["dtype"] == "float8_e5m2":
+                qdtype = torch.float8_e5m2
+            return w, qdtype
+        """,
+        expect=("4:20-4:39", "6:18-6:35"),
+    ),
+    Invalid(
+        """
+        import torch
+        def gemm(raw, code, b):
+            if code == "F8_E4M3":
+                return torch._scaled_mm(raw.view(torch.float8_e4m3fn), b)
+        """,
+        expect=("4:42-4:61",),
+    ),
+    # An FP8 library's call given a CPU tensor made in the dtype (fp8.handed_to_fp8_library).
+    Invalid(
+        """
+        import torch
+        from torchao.float8.float8_tensor import Float8Tensor
+        def test_copy():
+            t = Float8Tensor(torch.empty(16, dtype=torch.float8_e4m3fn), scale, torch.bfloat16)
+        """,
+        path="test/test_base.py",
+        expect=("4:44-4:63",),
+    ),
     # `torch.cuda.is_available()` is true on ROCm: not a gate.
     Invalid("import torch\nif torch.cuda.is_available():\n    FP8 = torch.float8_e4m3fn\n", expect=("3:11-3:30",)),
     # Beside a checkpoint writer, FP8 also multiplied or moved back to the GPU.

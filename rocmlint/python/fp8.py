@@ -108,6 +108,8 @@ _CHECKPOINT_WRITERS = frozenset(
 _IN_PLACE_OF_DATA = frozenset({"view", "reshape", "contiguous", "detach", "clone", "flatten", "t", "transpose"})
 _FP8_ONLY_STORED: weakref.WeakKeyDictionary[PythonContext, bool] = weakref.WeakKeyDictionary()
 _HANDLES_FNUZ_SPLIT: weakref.WeakKeyDictionary[PythonContext, bool] = weakref.WeakKeyDictionary()
+# A module of a library's FP8 support by its dotted path (`torchao.float8.float8_tensor`, `mylib.fp8.linear`).
+_FP8_MODULE = re.compile(r"(?:^|[._])(?:float8|fp8)(?:[._]|$)")
 # Methods that add their arguments to a collection (`ok.append(torch.float8_e4m3fn)`).
 _ADDING_METHODS = frozenset({"append", "add", "extend", "insert"})
 
@@ -131,10 +133,13 @@ class OcpFp8:
 
 def ocp_fp8_dtype(ctx: PythonContext, node: ast.AST) -> OcpFp8 | None:
     """The OCP FP8 dtype `node` names: an attribute or imported name (through import aliases), or a
-    `getattr(<library>, "<name>"[, default])` call; None for anything else."""
+    `getattr(<library>, "<name>"[, default])` call; None for anything else, and for a name bound rather than read
+    (`float8_e4m3fn = None`, the fallback of a failed import: no dtype)."""
     if isinstance(node, ast.Call):
         return _looked_up(ctx, node)
     if not isinstance(node, (ast.Attribute, ast.Name)) or last_name(node) not in OCP_NAMES:
+        return None
+    if not isinstance(node.ctx, ast.Load):
         return None
     library, _, name = (ctx.qualified_name(node) or "").rpartition(".")
     return OcpFp8(library, name) if library in _LIBRARIES else None
@@ -445,8 +450,10 @@ def encoding_neutral_use(ctx: PythonContext, node: ast.expr) -> bool:
     afterwards (`never_read`), a fake quantization's (`fake_quantized`), a tensor quantized for a checkpoint and
     moved to the CPU (`exported_to_cpu`), FP8 only handled as data
     (`fp8_data.fp8_as_data`: a table translating a name into the dtype, a feature probe), and FP8 data made and kept
-    on the CPU (`cpu_data`)."""
-    if is_inspected(ctx, node) or in_allow_list(ctx, node) or cpu_data(ctx, node) or in_gpu_free_test(ctx, node):
+    on the CPU (`cpu_data`) unless handed to a library's FP8 support (`handed_to_fp8_library`)."""
+    if is_inspected(ctx, node) or in_allow_list(ctx, node):
+        return True
+    if (cpu_data(ctx, node) or in_gpu_free_test(ctx, node)) and not handed_to_fp8_library(ctx, node):
         return True
     if fp8_only_stored(ctx) or made_for_nvidia_only_forward(ctx, node):
         return True
@@ -458,13 +465,77 @@ def encoding_neutral_use(ctx: PythonContext, node: ast.expr) -> bool:
         return True
     if fp4_block_scales(ctx, member) or saved_and_cast_back(ctx, member) or never_read(ctx, member):
         return True
-    if fake_quantized(ctx, member) or exported_to_cpu(ctx, member):
+    if fake_quantized(ctx, member) or exported_to_cpu(ctx, member) or modules_converted_in_place(ctx, member):
         return True
     finfo = finfo_of(ctx, member)
     used = ctx.parent(finfo) if finfo is not None else None
     if not isinstance(used, ast.Attribute):
         return False
     return used.attr in _PORTABLE_FINFO or (used.attr in _SMALLEST_FINFO and _near_a_fp4_format(ctx, used))
+
+
+def handed_to_fp8_library(ctx: PythonContext, node: ast.AST) -> bool:
+    """`node` is, within its statement, in an argument of a call into an imported module of FP8 support
+    (`_FP8_MODULE`: `tensor_to_scale(a, node)`, `Float8Tensor(torch.empty(16, dtype=node), ...)` from
+    `torchao.float8`): the library's tensor types, scaling and linear layers take the dtype into the FP8 matmuls
+    they run, on whatever device they are given later. Data made on the CPU for them is no checkpoint."""
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, ast.stmt):
+            return False
+        if isinstance(ancestor, ast.Call) and not ctx.semantic.is_within(node, ancestor.func):
+            if _fp8_library_callee(ctx, ancestor.func):
+                return True
+    return False
+
+
+def _fp8_library_callee(ctx: PythonContext, callee: ast.expr) -> bool:
+    """`callee` is a name bound by an import (or an attribute of one) from a module of FP8 support."""
+    root = callee
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    if not isinstance(root, ast.Name):
+        return False
+    binding = ctx.semantic.lookup(root.id, root)
+    if binding is None or binding.kind != "import":
+        return False
+    module = (ctx.qualified_name(callee) or "").rpartition(".")[0]
+    return _FP8_MODULE.search(module.lower()) is not None
+
+
+def modules_converted_in_place(ctx: PythonContext, node: ast.AST) -> bool:
+    """In a file that multiplies no matrices, `node` only sets the dtype modules are converted to in place: every
+    use of it, through assignments and conditional arms, is the dtype of a `.to(...)` whose result is dropped
+    (`unet.to(dtype=node)`, `m.to(device, dtype=node if fp8 else None)`: `nn.Module.to` converts the parameters in
+    place, where a tensor's `.to` would return a copy and change nothing), or is only inspected (compared,
+    logged), and one is such a conversion. PyTorch's layers multiply no FP8 weights: the model upcasts them
+    (autocast, patched forwards), and FP8 only stores them."""
+    if multiplies_matrices(ctx):
+        return False
+
+    def visit(value: ast.AST) -> list[bool | None] | None:
+        holder = ctx.parent(value)
+        if isinstance(holder, ASSIGNMENTS) and holder.value is value and isinstance(value, _ASSIGNED_DTYPES):
+            return None  # followed to the reads of what it is assigned to
+        if _dropped_conversion(ctx, value):
+            return [True]
+        return [None] if is_inspected(ctx, value) else [False]  # None: a comparison or a message
+
+    verdicts = value_uses(ctx, node, visit)
+    return False not in verdicts and True in verdicts
+
+
+def _dropped_conversion(ctx: PythonContext, value: ast.AST) -> bool:
+    """`value`, or a conditional expression it is an arm of, is the dtype of `x.to(...)` (positional or `dtype=`)
+    standing as a statement of its own."""
+    parent = ctx.parent(value)
+    while isinstance(parent, ast.IfExp) and value is not parent.test:
+        value, parent = parent, ctx.parent(parent)
+    keyword = parent if isinstance(parent, ast.keyword) else None
+    call = ctx.parent(keyword) if keyword is not None else parent
+    if not isinstance(call, ast.Call) or last_name(call.func) != "to" or not isinstance(call.func, ast.Attribute):
+        return False
+    passed = keyword.arg == "dtype" if keyword is not None else any(argument is value for argument in call.args)
+    return passed and isinstance(ctx.parent(call), ast.Expr)
 
 
 def fake_quantized(ctx: PythonContext, node: ast.AST) -> bool:
@@ -635,8 +706,9 @@ def fp8_only_stored(ctx: PythonContext) -> bool:
     """The file multiplies no matrices in FP8 (no call named `*mm`, `*gemm*`, `*matmul*`) and shows what its FP8
     tensors are for instead: it is a script (`if __name__ == "__main__":`, not a test) that writes checkpoints
     (`torch.save`, safetensors' `save_file`), an offline converter whose FP8 tensors are the OCP interchange format of the files it
-    writes; or it defines a module whose `forward` casts its weight to the input's dtype before using it
-    (`self.weight.to(x.dtype)`, `upcast(self.weight, x.dtype)`), weights only stored in FP8. PyTorch converts to and
+    writes; or it defines a module whose `forward` (or a def it patches in as one: `layer.forward = new_forward`)
+    casts its weight to the input's dtype before using it (`self.weight.to(x.dtype)`, `upcast(self.weight,
+    x.dtype)`), weights only stored in FP8. PyTorch converts to and
     from FP8 elementwise, the same on every GPU."""
     known = _FP8_ONLY_STORED.get(ctx)
     if known is None:
@@ -651,7 +723,7 @@ def _only_stores_fp8(ctx: PythonContext) -> bool:
     # whole file cost more than the rest of this.
     found = ctx.semantic.parents
     calls = [node for node in found if isinstance(node, ast.Call)]
-    if any(isinstance(node, FUNCTION_DEFS) and _upcasts_weight(node) for node in found):
+    if any(isinstance(node, FUNCTION_DEFS) and _upcasts_weight(ctx, node) for node in found):
         return True
     if ctx.in_test_suite:
         return False  # a test saving a quantized model tests it: its FP8 feeds the compute of the code it tests
@@ -659,20 +731,19 @@ def _only_stores_fp8(ctx: PythonContext) -> bool:
     return main and any(ctx.qualified_name(call.func) in _CHECKPOINT_WRITERS for call in calls)
 
 
-def _upcasts_weight(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """A module's `forward(self, x)`, or a quantized linear method's `apply(self, layer, x, ...)` (vLLM's
-    `LinearMethodBase`), that reads the weight (`self.weight`, `layer.weight`) only to cast it to the input's dtype:
+def _upcasts_weight(ctx: PythonContext, function: FunctionNode) -> bool:
+    """A module's `forward(self, x)`, a quantized linear method's `apply(self, layer, x, ...)` (vLLM's
+    `LinearMethodBase`), or a def patched in as a module's forward (`_patched_forward`), that reads the weight (`self.weight`, `layer.weight`) only to cast it to the input's dtype:
     as `self.weight.to(x.dtype)`, beside `x.dtype` among a call's arguments (`_upcast(self.weight, x.dtype, ...)`),
     into a local the next statement rebinds to its cast (`w = self.weight.detach()` then `w = w.to(dtype=x.dtype)`),
     or into a local only cast and asked its dtype (`w = layer.weight`, `w.to(dtype=out)` beside `x.to(dtype=out)`).
     A compute dtype of the module's own (`self.compute_dtype if ... else x.dtype`) is the input's dtype too, and so
     is the dtype the input itself is cast to in the def: both operands then share it, and no high-precision op
     takes FP8 operands."""
-    parameters = positional_parameters(function.args)
-    first = {_FORWARD: 0, _APPLY: 1}.get(function.name)
-    if first is None or len(parameters) < first + 2:
+    roles = _weight_owner_and_input(ctx, function)
+    if roles is None:
         return False
-    owner, data = parameters[first].arg, parameters[first + 1].arg
+    owner, data = roles
     input_dtype = _InputDtype(owner, data, _casts_of(function, data))
     reads = 0
     for call in ast.walk(function):
@@ -689,6 +760,38 @@ def _upcasts_weight(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     reads += sum(_only_cast_alias(function, statement, input_dtype) for statement in ast.walk(function))
     weights = sum(_is_weight_of(node, owner) for node in ast.walk(function))
     return reads > 0 and reads == weights
+
+
+def _weight_owner_and_input(ctx: PythonContext, function: FunctionNode) -> tuple[str, str] | None:
+    """The names of the module whose weight `function` reads and of its input: the parameters of a `forward` or
+    `apply` method, or those of a patched forward (`_patched_forward`)."""
+    parameters = positional_parameters(function.args)
+    first = {_FORWARD: 0, _APPLY: 1}.get(function.name)
+    if first is None:
+        return _patched_forward(ctx, function)
+    return (parameters[first].arg, parameters[first + 1].arg) if len(parameters) >= first + 2 else None
+
+
+def _patched_forward(ctx: PythonContext, function: FunctionNode) -> tuple[str, str] | None:
+    """`function` is put in place of a module's forward in the block defining it (`layer.forward = new_forward`,
+    the module a name): the module's name, and the input's, its first positional parameter or the name bound to
+    `args[0]` (`def new_forward(*args, **kwargs): x = args[0]`)."""
+    patches = (patch for patch in map(_method_patch, ctx.semantic.block_of(function)) if patch is not None)
+    owner = next((patched for patched, method, name in patches if method == _FORWARD and name == function.name), None)
+    if owner is None or "." in owner:
+        return None
+    parameters = positional_parameters(function.args)
+    if parameters:
+        return owner, parameters[0].arg
+    varargs = function.args.vararg.arg if function.args.vararg is not None else None
+    for statement in function.body:
+        target = _single_name_target(statement)
+        value = statement.value if isinstance(statement, ast.Assign) else None
+        if target is None or not isinstance(value, ast.Subscript) or not _is_name(value.value, varargs or ""):
+            continue
+        if isinstance(value.slice, ast.Constant) and value.slice.value == 0:
+            return owner, target
+    return None
 
 
 @dataclass(frozen=True)

@@ -66,7 +66,64 @@ def named_by_text(ctx: PythonContext, node: ast.AST, name: str) -> bool:
     match = _FORMAT_OF_NAME.match(name)
     if match is None:
         return False
-    return any(_names_dtype(text, name, match.group(1)) for text in _paired_texts(ctx, node))
+    if any(_names_dtype(text, name, match.group(1)) for text in _paired_texts(ctx, node)):
+        return True
+    return any(_names_dtype(text, name, match.group(1)) for text in _decoded_texts(ctx, node))
+
+
+def _decoded_texts(ctx: PythonContext, node: ast.AST) -> list[str]:
+    """The strings that the `if` tests around a decoder's use of `node` compare with, within its def: a
+    reinterpretation of stored bytes (`raw.view(node)`, then only methods without arithmetic, returned or assigned:
+    `if code == "F8_E4M3": return raw.view(node).reshape(shape)`), where the data already is in the format the text
+    names; or the name compared given `node` in its place (`if dtype == "float8_e4m3fn": dtype = node`), the
+    record's dtype name translated."""
+    statement = ctx.semantic.statement_of(node)
+    compared: str | None = None
+    if isinstance(statement, ast.Assign) and statement.value is node and len(statement.targets) == 1:
+        target = statement.targets[0]
+        compared = target.id if isinstance(target, ast.Name) else None
+    elif not _reinterpreted_as_is(ctx, node, statement):
+        return []
+    texts: list[str] = []
+    child: ast.AST | None = statement
+    for branch in ctx.ancestors(node):
+        if isinstance(branch, FUNCTION_DEFS):
+            break
+        if isinstance(branch, ast.If) and child in branch.body:
+            texts += _equality_texts(ctx, branch.test, compared)
+        child = branch
+    return texts
+
+
+def _reinterpreted_as_is(ctx: PythonContext, node: ast.AST, statement: ast.stmt | None) -> bool:
+    """`node` is the dtype of `x.view(node)` whose result, through methods without arithmetic, is the whole value
+    `statement` returns or assigns."""
+    view = ctx.parent(node)
+    if not isinstance(view, ast.Call) or view.args[:1] != [node] or last_name(view.func) != "view":
+        return False
+    current: ast.AST = view
+    method = ctx.parent(current)
+    while isinstance(method, ast.Attribute):
+        call = ctx.parent(method)
+        if method.attr not in _NO_ARITHMETIC_METHODS or not isinstance(call, ast.Call) or call.func is not method:
+            return False
+        current, method = call, ctx.parent(call)
+    return isinstance(statement, (ast.Return, ast.Assign)) and statement.value is current
+
+
+def _equality_texts(ctx: PythonContext, test: ast.expr, compared: str | None) -> list[str]:
+    """The strings `test` (or an operand of its `and`) compares for equality, with the name `compared` only when
+    given."""
+    tests = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+    texts: list[str] = []
+    for one in tests:
+        if not isinstance(one, ast.Compare) or len(one.ops) != 1 or not isinstance(one.ops[0], ast.Eq):
+            continue
+        sides = [one.left, one.comparators[0]]
+        if compared is not None and not any(isinstance(side, ast.Name) and side.id == compared for side in sides):
+            continue
+        texts += _strings(ctx, sides)
+    return texts
 
 
 def _names_dtype(text: str, name: str, fmt: str) -> bool:
