@@ -35,6 +35,20 @@ def distributed_only(path: str, variable: str) -> str:
     return f"automake's {variable} only ships it"
 
 
+# autoconf's request for a configuration header (`AC_CONFIG_HEADERS([config.h])`, older `AM_CONFIG_HEADER`).
+_CONFIG_HEADER = re.compile(r"^[ \t]*(?:AC_CONFIG_HEADERS?|AM_CONFIG_HEADER)\s*\(", re.MULTILINE)
+
+
+def config_header_request(autoconf: Mapping[str, str]) -> tuple[str, int] | None:
+    """(path, line) of the autoconf files' (path -> text) request for a configuration header, None without one:
+    automake then puts `-DHAVE_CONFIG_H` in `DEFS`, which every compile it runs gets, whatever the vendor."""
+    for path, text in sorted(autoconf.items()):
+        match = _CONFIG_HEADER.search(text)
+        if match is not None:
+            return path, text.count("\n", 0, match.start()) + 1
+    return None
+
+
 def automake_conditional_vendors(texts: Iterable[str], vendor_of_words: VendorOf) -> dict[str, str]:
     """Each `AM_CONDITIONAL` of the autoconf files' `texts` whose test names one vendor only (`test
     "x$enable_nvidia_gpu" = "xyes"`, `test "x$have_hip" != xno`) -> that vendor. A test that holds when the vendor's
