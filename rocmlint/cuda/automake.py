@@ -40,9 +40,12 @@ _CONFIG_HEADER = re.compile(r"^[ \t]*(?:AC_CONFIG_HEADERS?|AM_CONFIG_HEADER)\s*\
 
 
 def config_header_request(autoconf: Mapping[str, str]) -> tuple[str, int] | None:
-    """(path, line) of the autoconf files' (path -> text) request for a configuration header, None without one:
-    automake then puts `-DHAVE_CONFIG_H` in `DEFS`, which every compile it runs gets, whatever the vendor."""
+    """(path, line) of the project's `configure.ac` (of `autoconf`: path -> text) request for a configuration header,
+    None without one: automake then puts `-DHAVE_CONFIG_H` in `DEFS`, which every compile it runs gets, whatever the
+    vendor. An autoconf macro file (`*.m4`) may spell the request inside a macro nothing calls."""
     for path, text in sorted(autoconf.items()):
+        if os.path.basename(path) not in ("configure.ac", "configure.in"):
+            continue
         match = _CONFIG_HEADER.search(text)
         if match is not None:
             return path, text.count("\n", 0, match.start()) + 1

@@ -2201,7 +2201,7 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
         host_sources_as_cuda_in=tuple(sorted({os.path.dirname(path) for path in as_cuda_in})),
     )
     facts = replace(facts, mentioned_names=tuple(dict.fromkeys((*facts.mentioned_names, *mentioned))))
-    requested = config_header_request(autoconf)
+    requested = config_header_request({p: t for p, t in autoconf.items() if os.path.dirname(p) == str(root)})
     if requested is not None and not any(os.path.exists(root / name) for name in _ROOT_BUILDS_BESIDE_AUTOCONF):
         # Autoconf's build is the project's build (a CMake file below the root is a nested project, an example
         # consuming the installed library): every vendor's compile defines `HAVE_CONFIG_H`, and a test of
