@@ -60,7 +60,7 @@ class CudaccMacro(ConditionRule, Rule):
     #endif` ... `#if !defined(__CUDACC__) __syncthreads(); #endif`). Nor `#ifdef __NVCC__ ... #else` (or a lone `#if
     !defined(__NVCC__)`) whose arm for other compilers names HIP's, a ROCm library's or ROCm's HSA runtime API
     (`rocblas_double_complex`, `hsa_agent_t`), what the file defines only in such arms, or opens with a comment saying
-    it is for HIP (`// For HIP, use our implementation`): it is written for ROCm.
+    it is for HIP (`// For HIP, use our implementation`): it is written for ROCm. Nor `#ifdef __CUDACC__` in a header whose HIP twin testing `__HIPCC__` (`impl/rocm.hpp` beside `impl/cuda.hpp`) every file including it includes too.
     Nor an arm that could never build on ROCm by the project's design: it uses names its headers declare only under
     the project's NVIDIA macro, declares class members only such code names (CUDA Graph members called under
     `defined(__CUDACC__) && defined(XYZ_USE_CUDA)`), or, outside functions, holds only what HIP lacks (libcu++).

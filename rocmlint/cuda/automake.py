@@ -35,6 +35,23 @@ def distributed_only(path: str, variable: str) -> str:
     return f"automake's {variable} only ships it"
 
 
+# autoconf's request for a configuration header (`AC_CONFIG_HEADERS([config.h])`, older `AM_CONFIG_HEADER`).
+_CONFIG_HEADER = re.compile(r"^[ \t]*(?:AC_CONFIG_HEADERS?|AM_CONFIG_HEADER)\s*\(", re.MULTILINE)
+
+
+def config_header_request(autoconf: Mapping[str, str]) -> tuple[str, int] | None:
+    """(path, line) of the project's `configure.ac` (of `autoconf`: path -> text) request for a configuration header,
+    None without one: automake then puts `-DHAVE_CONFIG_H` in `DEFS`, which every compile it runs gets, whatever the
+    vendor. An autoconf macro file (`*.m4`) may spell the request inside a macro nothing calls."""
+    for path, text in sorted(autoconf.items()):
+        if os.path.basename(path) not in ("configure.ac", "configure.in"):
+            continue
+        match = _CONFIG_HEADER.search(text)
+        if match is not None:
+            return path, text.count("\n", 0, match.start()) + 1
+    return None
+
+
 def automake_conditional_vendors(texts: Iterable[str], vendor_of_words: VendorOf) -> dict[str, str]:
     """Each `AM_CONDITIONAL` of the autoconf files' `texts` whose test names one vendor only (`test
     "x$enable_nvidia_gpu" = "xyes"`, `test "x$have_hip" != xno`) -> that vendor. A test that holds when the vendor's

@@ -994,6 +994,7 @@ def cmake_facts(
     top_arms: list[str | None] = []
     leaving_arms: list[int] = []
     definition_lists = _definition_lists(commands)
+    copied: list[BuildDefine] = []  # `set(VAR ${OTHER})` of configured variables, see `_copied_in_one_vendor`
     source_values: dict[str, str] = {}  # a variable set to one source file -> its path (see `_probe_sources`)
     mentioned: list[str] = []
     module_uses: list[SourceSet] = []
@@ -1054,10 +1055,12 @@ def cmake_facts(
             vendor = platform or _block_vendor(blocks, file_vendor)
             defines += _cmake_defines(name, _defined_values(name, arguments), vendor, path, line)
         elif name == "set" and arguments.split()[:1] and arguments.split()[0] in configured:
+            platform = next((arm for arm, _ in reversed(platforms) if arm is not None), None)
+            vendor = platform or _block_vendor(blocks, file_vendor)
             if _cmake_true(arguments.split()[1:2]):
-                platform = next((arm for arm, _ in reversed(platforms) if arm is not None), None)
-                vendor = platform or _block_vendor(blocks, file_vendor)
                 defines.append(BuildDefine(arguments.split()[0], None, vendor, path, line))
+            elif _cmake_copied(arguments.split()[1:2]):
+                copied.append(BuildDefine(arguments.split()[0], None, vendor, path, line))
         elif name in ("set", "list") and _listed_definitions(name, arguments, definition_lists):
             platform = next((arm for arm, _ in reversed(platforms) if arm is not None), None)
             vendor = platform or _block_vendor(blocks, file_vendor)
@@ -1127,6 +1130,7 @@ def cmake_facts(
             replace(s, standalone=True, vendor=(s.vendor or module_vendor) if cuda_project else s.vendor)
             for s in sources
         ]
+    defines += _copied_in_one_vendor(copied)
     defines += _hipconfig_defines(path, text)
     return BuildFacts(
         tuple(defines),
@@ -1339,6 +1343,24 @@ def _cmake_true(values: list[str]) -> bool:
     # `set(XYZ_CUDA @XYZ_CUDA@)` in a package-config template copies what the build configured, defines nothing.
     copied = "$" in value or (value.startswith("@") and value.endswith("@"))
     return not copied and value not in _CMAKE_FALSE and not value.endswith("-NOTFOUND")
+
+
+def _cmake_copied(values: list[str]) -> bool:
+    """Whether `set(VAR <value>)` copies another variable (`${cuTENSOR_FOUND}`): true where that one is."""
+    return bool(values) and values[0].strip('"').startswith("${")
+
+
+def _copied_in_one_vendor(copied: list[BuildDefine]) -> Iterator[BuildDefine]:
+    """The configured variables a file sets from other variables in one vendor's blocks only (`set(XYZ_HAS_CUTENSOR
+    ${cuTENSOR_FOUND})` inside `if(XYZ_HAS_CUDA)`): `#cmakedefine` defines them, if at all, in that vendor's build.
+    Not one it also copies outside them: that may run in any build."""
+    by_name: dict[str, list[BuildDefine]] = {}
+    for define in copied:
+        by_name.setdefault(define.name, []).append(define)
+    for found in by_name.values():
+        vendors = {define.vendor for define in found}
+        if len(vendors) == 1 and None not in vendors:
+            yield found[0]
 
 
 def _native_module(command: str, arguments: str) -> str:

@@ -1273,7 +1273,12 @@ def rocm_arm_written_for_rocm(arms: list[Directive], ctx: CudaContext) -> bool:
     for ROCm (`#ifdef __NVCC__ ... #else ... #endif`, or a lone `#if !defined(__NVCC__)`): one naming HIP's, a ROCm
     library's or ROCm's HSA runtime API (`rocblas_double_complex`, `hsa_agent_t`, `arm_vendor`), or a type or function
     the file defines only in such arms of its own (`AgentData` of an HSA-only struct): a vendor switch whose ROCm
-    side its author wrote."""
+    side its author wrote. Or, in a header whose HIP twin is included wherever it is (`FileView.hip_twin_beside`:
+    `impl/rocm.hpp` beside `impl/cuda.hpp`), an `#ifdef __CUDACC__`: the twin's `#ifdef __HIPCC__` holds ROCm's side."""
+    test = _defined_test(arms[0])
+    twin_test = test is not None and test[0] in _NVCC_COMPILER_MACROS and not test[1]
+    if twin_test and ctx.options.project.hip_twin_beside():
+        return True
     arm = _non_nvcc_arm(arms)
     if arm is None:
         return False

@@ -16,7 +16,7 @@ from rocmlint.cuda.build_files import (
     vendor_switched_off,
 )
 from rocmlint.cuda.file_facts import Definition, FileFacts
-from rocmlint.cuda.preprocessor import LearnedMacro, MacroEvidence, MacroState, VendorMacros, parse_int
+from rocmlint.cuda.preprocessor import LearnedMacro, MacroEvidence, MacroState, VendorMacros, parse_int, rocm_twins
 from rocmlint.cuda.value_selectors import learn_value_selectors
 from rocmlint.data import load
 from rocmlint.vendor import Tri
@@ -254,6 +254,13 @@ def _deciding_vendor(rocm: MacroState, nvidia: MacroState) -> str | None:
     if rocm.defined is True and nvidia.defined is True and (rocm.value == 0) != (nvidia.value == 0):
         if rocm.value is None or nvidia.value is None:
             return "nvidia" if rocm.value == 0 else "rocm"
+    # A flag one vendor's build certainly defines as 0 while the other's may give it a true value (`#if
+    # defined(__CUDA_ARCH__) #define XYZ_DEVICE_PASS_CUDA 1 #else #define XYZ_DEVICE_PASS_CUDA 0`): only the other
+    # ever enters `#if XYZ_DEVICE_PASS_CUDA`, in every file, those that do not include the header too.
+    if rocm.defined is True and rocm.value == 0 and nvidia.defined is not False and nvidia.value is None:
+        return "nvidia"
+    if nvidia.defined is True and nvidia.value == 0 and rocm.defined is not False and rocm.value is None:
+        return "rocm"
     return None
 
 
@@ -298,11 +305,6 @@ def _learn_from_order(files: Mapping[str, FileFacts], learned: Mapping[str, Lear
             yield LearnedMacro(name, "other", MacroState(False, 0), MacroState(None), evidence)
 
 
-# The word of an NVIDIA backend switch its ROCm twin spells with a ROCm word (`LIBX_ENABLE_CUDA`, `LIBX_ENABLE_HIP`).
-_NVIDIA_BACKEND_WORDS = frozenset({"CUDA", "NVIDIA"})
-_ROCM_BACKEND_WORDS = ("HIP", "ROCM", "AMD")
-
-
 def _learn_from_twins(files: Mapping[str, FileFacts]) -> Iterator[LearnedMacro]:
     """A macro whose name says NVIDIA by one backend word (`LIBX_ENABLE_CUDA`) while the project also tests its twin,
     the same name with a ROCm word there (`LIBX_ENABLE_HIP`): the pair selects a backend (the project's or a
@@ -319,26 +321,13 @@ def _learn_from_twins(files: Mapping[str, FileFacts]) -> Iterator[LearnedMacro]:
     for name in sorted(tested):
         if not _may_be_a_flag(name) or vendor_of_words(name) != "nvidia":
             continue
-        twins = [twin for twin in _rocm_twins(name) if twin in tested]
+        twins = [twin for twin in rocm_twins(name) if twin in tested]
         if any((name, twin) in after_its_twin for twin in twins):
             continue  # `#if X_USE_HIP ... #elif X_USE_CUDA`: a ROCm build may define both
         twin = twins[0] if twins else None
         if twin is not None:
             why = f"the project also tests its ROCm twin {twin}"
             yield _flag(name, "nvidia", MacroEvidence("arms", first_use[name], None, why))
-
-
-def _rocm_twins(name: str) -> Iterator[str]:
-    """`name` with its one NVIDIA backend word spelled the ROCm ways (`X_USE_CUDA` -> `X_USE_HIP`, `X_USE_ROCM`, ...),
-    in the word's case; nothing when it has no such word or several."""
-    words = name.split("_")
-    found = [index for index, word in enumerate(words) if word.upper() in _NVIDIA_BACKEND_WORDS]
-    if len(found) != 1:
-        return
-    index = found[0]
-    for rocm in _ROCM_BACKEND_WORDS:
-        spelled = rocm if words[index].isupper() else rocm.lower()
-        yield "_".join([*words[:index], spelled, *words[index + 1 :]])
 
 
 def _may_be_a_flag(name: str) -> bool:

@@ -92,6 +92,8 @@ NVIDIA_MACROS = CUDA_VERSION_MACROS | frozenset(
         "__NVCC__",
         "__CUDA_ARCH__",
         "__CUDA_ARCH_LIST__",
+        # NVIDIA's HPC compilers (nvc++, whose CUDA mode defines `__CUDACC__` too).
+        "__NVCOMPILER",
         "__HIP_PLATFORM_NVIDIA__",
         *STALE_NVIDIA_MACROS,
         "CUDNN_VERSION",
@@ -404,7 +406,7 @@ def analyse(text: str, macros: VendorMacros, base: Branch = EVERYWHERE) -> Prepr
     guard = _include_guard(found)
     # A macro the builds set per vendor is a switch with a default (`#ifndef SWITCH` / `#define SWITCH 0`), no guard.
     evaluator.include_guard = None if guard in macros.learned else guard
-    compilers_apart = _chains_testing_hipcc(found)
+    compilers_apart = set(range(len(found))) if _defines_compiler_twins(found) else _chains_testing_hipcc(found)
     before_rocm_arm = _arms_before_a_rocm_arm(found, macros)
     for index, directive in enumerate(found):
         kind = directive.kind
@@ -505,6 +507,52 @@ def _chains_testing_hipcc(directives: list[Directive]) -> set[int]:
             if tests:
                 found.update(members)
     return found
+
+
+# HIP-Clang's own compiler macros: defined by every HIP compile (`__HIPCC__`, `__HIP__`) or its device pass.
+_HIP_COMPILER_MACROS = frozenset({"__HIPCC__", "__HIP__", "__HIP_DEVICE_COMPILE__"})
+# The word of an NVIDIA backend flag its ROCm twin spells with a ROCm word (`LIBX_ENABLE_CUDA`, `LIBX_ENABLE_HIP`).
+_NVIDIA_BACKEND_WORDS = frozenset({"CUDA", "NVIDIA"})
+_ROCM_BACKEND_WORDS = ("HIP", "ROCM", "AMD")
+
+
+def rocm_twins(name: str) -> Iterator[str]:
+    """`name` with its one NVIDIA backend word spelled the ROCm ways (`X_USE_CUDA` -> `X_USE_HIP`, `X_USE_ROCM`, ...),
+    in the word's case; nothing when it has no such word or several."""
+    words = name.split("_")
+    found = [index for index, word in enumerate(words) if word.upper() in _NVIDIA_BACKEND_WORDS]
+    if len(found) != 1:
+        return
+    index = found[0]
+    for rocm in _ROCM_BACKEND_WORDS:
+        spelled = rocm if words[index].isupper() else rocm.lower()
+        yield "_".join([*words[:index], spelled, *words[index + 1 :]])
+
+
+def _defines_compiler_twins(directives: list[Directive]) -> bool:
+    """Whether the file gives each compiler a flag of its own: an arm testing `__CUDACC__` defines a macro (`#if
+    defined(__CUDACC__) #define XYZ_COMPILE_CUDA`) whose ROCm twin an arm testing HIP-Clang's macros defines (`#if
+    defined(__HIPCC__) #define XYZ_COMPILE_HIP`). Its author means nvcc by `__CUDACC__` in every chain of the file, as
+    a chain testing `__HIPCC__` too does (`_chains_testing_hipcc`); not in a file the build hipifies."""
+    under_cuda: set[str] = set()
+    under_hip: set[str] = set()
+    arms: list[str | None] = []  # per open chain: the one macro its current arm tests to hold, if it tests one
+    for directive in directives:
+        kind = directive.kind
+        tested = _ONE_MACRO.fullmatch(directive.condition) if kind in ("if", "ifdef", "elif", "elifdef") else None
+        arm = tested.group(1) if tested is not None else None
+        if kind in ("if", "ifdef", "ifndef"):
+            arms.append(arm)
+        elif kind in ("elif", "elifdef", "elifndef", "else") and arms:
+            arms[-1] = arm
+        elif kind == "endif" and arms:
+            arms.pop()
+        elif kind == "define" and arms and (match := _DEFINE.match(directive.text)) is not None:
+            if arms[-1] == "__CUDACC__":
+                under_cuda.add(match.group(1))
+            elif arms[-1] in _HIP_COMPILER_MACROS:
+                under_hip.add(match.group(1))
+    return any(twin in under_hip for name in under_cuda for twin in rocm_twins(name))
 
 
 def _arms_before_a_rocm_arm(directives: list[Directive], macros: VendorMacros) -> set[int]:
@@ -1132,15 +1180,25 @@ _MAX_INVOCATION_BYTES = 20_000
 
 def unused_parameters(define: Define) -> frozenset[int]:
     """The positions of a function-like macro's named parameters its replacement never names: the arguments given
-    there are dropped (`#define XYZ_HIP_OR_CUDA(h, c) h` drops position 1). Empty for an object-like macro."""
+    there are dropped (`#define XYZ_HIP_OR_CUDA(h, c) h` drops position 1), as is a variadic one's whose
+    replacement names neither it nor `__VA_ARGS__` (`#define XYZ_IF_CUDA(...)`; an invocation passing it one
+    argument drops that). Empty for an object-like macro."""
     if define.parameters is None:
         return frozenset()
     named = set(_WORD.findall(define.value))
     return frozenset(
         position
         for position, parameter in enumerate(define.parameters)
-        if not parameter.endswith("...") and parameter not in named
+        if named.isdisjoint(_parameter_names(parameter))
     )
+
+
+def _parameter_names(parameter: str) -> frozenset[str]:
+    """The names a replacement may use a parameter by: a variadic one's (`...`, `args...`) are `__VA_ARGS__`,
+    `__VA_OPT__` and its own."""
+    if not parameter.endswith("..."):
+        return frozenset({parameter})
+    return frozenset({"__VA_ARGS__", "__VA_OPT__", parameter[:-3].strip()})
 
 
 @dataclass(frozen=True)
@@ -1155,12 +1213,13 @@ class MacroShape:
 
 def dropped_on_rocm(definitions: list[MacroShape]) -> tuple[int, frozenset[int]] | None:
     """(parameter count, positions) of the arguments a ROCm build never compiles in any invocation of a vendor
-    selector: a macro whose every definition ROCm may compile is ROCm's own (NVIDIA never compiles it), has the
-    same parameter count and drops those positions, which an NVIDIA-only definition uses (`#define
-    XYZ_HIP_OR_CUDA(h, c) h` under the ROCm macro, `... c` in the NVIDIA arm, or an object-like alias of the
-    intrinsic there). None for any other macro."""
+    selector: a macro whose every definition ROCm may compile has the same parameter count and drops those
+    positions, which an NVIDIA-only definition uses (`#define XYZ_HIP_OR_CUDA(h, c) h` under the ROCm macro, `... c`
+    in the NVIDIA arm, or an object-like alias of the intrinsic there). The definition ROCm takes may be a host
+    pass's too (`#if XYZ_DEVICE_PASS_CUDA #define XYZ_IF_CUDA(...) __VA_ARGS__ #else #define XYZ_IF_CUDA(...)`):
+    what matters is that no ROCm compile uses the argument. None for any other macro."""
     rocm = [d for d in definitions if d.branch.on_rocm is not False]
-    if not rocm or any(d.branch.on_nvidia is not False for d in rocm):
+    if not rocm or all(d.branch.on_rocm is not False for d in definitions):
         return None
     counts = {d.parameters for d in rocm}
     count = counts.pop()

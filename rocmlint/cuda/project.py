@@ -8,8 +8,13 @@ macros are learned in rocmlint/cuda/learning.py:
   (setup.py `-D` in a `torch.version.hip` branch, CMake definitions under `if(USE_ROCM)` or in a HIP-language
   file, `-D` flags of a ROCm make fragment, Bazel `copts`/`defines` in a ROCm `select()` branch or a `.bazelrc`
   `build:rocm --copt=-D`, rocmlint/cuda/bazel_files.py; whatever the macro's spelling, `__IS_HIP_COMPILE__` too;
-  `-DUSING_CUDA=1` for one vendor and `=0` for the other makes it the first one's gate); the project's headers define it only under one vendor's condition (`#if defined(__HIP_PLATFORM_AMD__)
-  #define XYZ_HIP 1 #else #define XYZ_HIP 0`); the arms of `#if X` split by vendor (one includes HIP headers or
+  `-DUSING_CUDA=1` for one vendor and `=0` for the other makes it the first one's gate; a configured variable,
+  `#cmakedefine XYZ_HAS_CUTENSOR`, that one vendor's CMake block alone sets, even from another variable:
+  `set(XYZ_HAS_CUTENSOR ${cuTENSOR_FOUND})`; autoconf's `AC_CONFIG_HEADERS` defines `HAVE_CONFIG_H` for both); the project's headers define it only under one vendor's condition (`#if defined(__HIP_PLATFORM_AMD__)
+  #define XYZ_HIP 1 #else #define XYZ_HIP 0`), or as 0 for one vendor where the other's may give it a true value
+  (`#if defined(__CUDA_ARCH__) #define XYZ_PASS_CUDA 1 #else #define XYZ_PASS_CUDA 0`); a header giving each compiler a
+  flag of its own (`XYZ_COMPILE_CUDA` under `#if defined(__CUDACC__)` beside `XYZ_COMPILE_HIP` under `__HIPCC__`)
+  means nvcc by `__CUDACC__`, which HIP-Clang never defines; the arms of `#if X` split by vendor (one includes HIP headers or
   calls `hip*`, the other the CUDA counterparts), and so do the arms of a selector compared by value (`#if (X == 1)`
   including CUDA's headers, `#elif (X == 2)` HIP's: X is 1 on NVIDIA's build and 2 on ROCm's, value_selectors.py); weakest, the macro's name carries one vendor's word (HIP, ROCM,
   AMD; CUDA, NVCC, NV) and no other accelerator's; a switch turning one vendor off (`XYZ_NO_CUDA`, `XYZ_DISABLE_HIP`)
@@ -91,10 +96,11 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import NamedTuple, TypeVar, overload
 
-from rocmlint.cuda.automake import automake_conditional_vendors, is_autoconf_file
+from rocmlint.cuda.automake import automake_conditional_vendors, config_header_request, is_autoconf_file
 from rocmlint.cuda.bazel_files import bazel_facts, is_bazel_file
 from rocmlint.cuda.build_files import (
     ANYWHERE,
+    BuildDefine,
     BuildFacts,
     MakeSourceList,
     SourceSet,
@@ -183,6 +189,10 @@ _BUILD_MARKERS = (
     "WORKSPACE.bazel",
     "configure.ac",  # an autoconf project's root: its Makefile.am files below build with it
 )
+# HIP-Clang's own compiler macros, whose tests mark a header written for ROCm's compiler.
+_HIP_COMPILER_TESTS = frozenset({"__HIPCC__", "__HIP__", "__HIP_DEVICE_COMPILE__"})
+# Root build files of another build system beside autoconf's, whose compiles need not define `HAVE_CONFIG_H`.
+_ROOT_BUILDS_BESIDE_AUTOCONF = ("CMakeLists.txt", "setup.py", "MODULE.bazel", "WORKSPACE", "WORKSPACE.bazel", "BUILD")
 # Python build helpers setup.py imports live in folders named so (`install/`, `cupy_builder/`, `build_tools/`).
 # An `#include` of a macro (`#include KERNEL_HEADER`), which the model cannot follow.
 _MACRO_INCLUDE = re.compile(r"^[ \t]*#[ \t]*include[ \t]+[A-Za-z_]", re.MULTILINE)
@@ -279,6 +289,10 @@ class FileView:
     # hand-written HIP twin of a CUDA file of the project (`hip/util.h` beside `cuda/util.h`), which spells no such
     # code; "" when the file is no such twin, or the CUDA file spells the code too (a hipified copy keeps its tests).
     apart_from_cuda_twin: Callable[[str], str] = lambda code: ""
+    # Why the ROCm side of this header's tests of nvcc's compiler macro is written in its HIP twin, "" when it is not:
+    # a header of the same name for ROCm (`impl/cuda.hpp`, `impl/rocm.hpp`) that tests HIP-Clang's own macros, and
+    # which every file including this one includes too (`CudaProject._hip_twin_beside`).
+    hip_twin_beside: Callable[[], str] = lambda: ""
 
 
 EMPTY_VIEW = FileView()
@@ -818,6 +832,7 @@ class CudaProject:
             named_only_off_rocm=lambda names: self._named_only_off_rocm(beside.files - {path}, names),
             named_in_other_files=lambda names: self._named_in_any(self.files.keys() - {path}, names),
             apart_from_cuda_twin=lambda code: self._apart_from_cuda_twin(path, code),
+            hip_twin_beside=lambda: self._hip_twin_beside(path),
         )
 
     def includes_through(self, includer: str, header: str, system: bool) -> tuple[tuple[str, str], ...]:
@@ -1874,6 +1889,20 @@ class CudaProject:
         shown = ", ".join(self._relative(twin) for twin in sorted(twins))
         return f"the file is the HIP twin of {shown}, which spells no `{' '.join(code.split())}`"
 
+    def _hip_twin_beside(self, path: str) -> str:
+        """See `FileView.hip_twin_beside`: the header's HIP twin (`_hip_twin`) tests HIP-Clang's compiler macros, and
+        each file including the header includes the twin too: `#ifdef __CUDACC__` there is the NVIDIA half of a pair
+        whose ROCm half the twin's `#ifdef __HIPCC__` arms are."""
+        twin = self._hip_twin(path)
+        if not twin or not is_header(path) or not is_header(twin) or twin not in self.files:
+            return ""
+        if self.files[twin].tested.isdisjoint(_HIP_COMPILER_TESTS):
+            return ""
+        includers = {includer for includer, _ in self._includers.get(path, [])}
+        if not includers or any(twin not in {target for target, _ in self._edges.get(i, [])} for i in includers):
+            return ""
+        return f"{self._relative(twin)}, its HIP twin testing HIP-Clang's macros, is included wherever it is"
+
     @cached_property
     def _by_stem(self) -> dict[tuple[str, str], list[str]]:
         """(folder, file name before its first dot, lower case) -> the project files so named: `_hip_twin`'s index."""
@@ -2037,7 +2066,8 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
     run_makefiles: list[str] = []  # makefiles the Makefiles run with `$(MAKE) -f FILE`, whatever their name
     modules: list[str] = []  # Python modules, which may build a torch JIT extension of the tree's sources
     mentioned: list[str] = []  # see `BuildFacts.mentioned_names`
-    autoconf: list[str] = []  # `configure.ac` and autoconf macro files, which say what automake's conditionals test
+    # `configure.ac` and autoconf macro files, which say what automake's conditionals test, by path
+    autoconf: dict[str, str] = {}
     for path in _walk(root):
         name = os.path.basename(path)
         suffix = os.path.splitext(name)[1].lower()  # `.H` and `.C` are C++ files too
@@ -2049,7 +2079,7 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
         makefile = is_makefile(name)
         bazel = is_bazel_file(name)
         if is_autoconf_file(name):
-            autoconf.append(_build_file_text(path) or "")
+            autoconf[path] = _build_file_text(path) or ""
             continue
         if name.endswith(_CONFIGURE_HEADER_SUFFIXES):
             configured |= _configure_header_macros(path)
@@ -2142,7 +2172,7 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
     unrun = cmake_unrun(cmake_texts.values())
     unread = cmake_unread_files(str(root), cmake_texts, "\n".join(other_build_texts))
     make_reads = _make_reads_elsewhere(make_texts)
-    conditionals = automake_conditional_vendors(autoconf, vendor_of_words)
+    conditionals = automake_conditional_vendors(autoconf.values(), vendor_of_words)
     merged = [
         f
         if isinstance(f, BuildFacts)
@@ -2175,6 +2205,13 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
         host_sources_as_cuda_in=tuple(sorted({os.path.dirname(path) for path in as_cuda_in})),
     )
     facts = replace(facts, mentioned_names=tuple(dict.fromkeys((*facts.mentioned_names, *mentioned))))
+    requested = config_header_request({p: t for p, t in autoconf.items() if os.path.dirname(p) == str(root)})
+    if requested is not None and not any(os.path.exists(root / name) for name in _ROOT_BUILDS_BESIDE_AUTOCONF):
+        # Autoconf's build is the project's build (a CMake file below the root is a nested project, an example
+        # consuming the installed library): every vendor's compile defines `HAVE_CONFIG_H`, and a test of
+        # `!defined(HAVE_CONFIG_H)` is a build without it.
+        config_h = (BuildDefine("HAVE_CONFIG_H", None, vendor, *requested) for vendor in ("rocm", "nvidia"))
+        facts = replace(facts, defines=(*facts.defines, *config_h))
     return _Tree(read, facts, sources)
 
 
