@@ -7,6 +7,7 @@ from rocmlint.cuda.conditions import (
     PASS_AND_COMPILER_ALTERNATIVES,
     ConditionRule,
     is_version_test,
+    only_toolkit_headers_differ,
 )
 from rocmlint.cuda.frontend import CudaContext
 from rocmlint.cuda.preprocessor import Directive
@@ -31,7 +32,9 @@ class CudaArchMacro(ConditionRule, Rule):
     whose arms only give fallbacks, each under `#ifndef` of itself, of the names every HIP-Clang pass predefines
     (`#ifndef __host__` / `#define __host__` / `#endif`): whichever arm ROCm takes, it defines nothing. Nor one
     whose arms ROCm skips could never build on ROCm by the project's design: they use names the file and its headers
-    declare only under the project's own NVIDIA macro, and ROCm takes the arm after them (see ROC207).
+    declare only under the project's own NVIDIA macro, and ROCm takes the arm after them (see ROC207). Nor one whose
+    arms only include CUDA toolkit headers (`#ifdef __CUDA_ARCH__ #include <cuda_fp16.h> #endif`, pragmas beside):
+    HIP-Clang's device pass includes HIP's runtime, which declares what they do.
 
     Not where the project defines `__CUDA_ARCH__` for ROCm itself, in the file or in a header it includes (a
     compat header's `#define __CUDA_ARCH__ __HIP_DEVICE_COMPILE__` under `#if defined(__HIPCC__)`). Nor in a host
@@ -95,6 +98,8 @@ class CudaArchMacro(ConditionRule, Rule):
             return  # an architecture comparison (or a CUDA version test) is a version gate: ROC207's
         if self._rocm_outcome_intended(directive, ctx):
             return  # ROCm takes the arm a recent NVIDIA GPU takes, or the only one it can build
+        if only_toolkit_headers_differ(self._chains(ctx).arms_of(directive), ctx):
+            return  # `#include <cuda_fp16.h>` in the device pass: HIP's runtime, always included there, declares it
         # The chain's `__CUDA_ARCH__` tests (and any `__CUDACC__` test beside them, ROC214's) all gain their HIP
         # test at once; an architecture comparison anywhere in the chain, or a test with no safe rewrite
         # (`__NVCC__`, a CUDA version), leaves the whole chain to the user.
@@ -111,6 +116,8 @@ class CudaArchMacro(ConditionRule, Rule):
 
 
 CudaArchMacro.valid = (
+    # Only the device pass's CUDA headers differ: HIP's runtime, which HIP-Clang always includes, declares them.
+    Valid("#ifdef __CUDA_ARCH__\n#include <cuda.h>\n#pragma GCC diagnostic push\n#include <cuda_fp16.h>\n#endif\n"),
     # Fallbacks for host compilers of names HIP-Clang predefines in both passes: no-ops on ROCm.
     Valid(
         "#if !__CUDA_ARCH__\n  #ifndef __host__\n    #define __host__\n  #endif\n  #ifndef __device__\n"

@@ -29,10 +29,10 @@ _BARE_TRUTH = frozenset({"__CUDA_ARCH__"})
 class CudaccMacro(ConditionRule, Rule):
     """
     ## What it does
-    Flags `#if`/`#ifdef`/`#elif` conditions on `__CUDACC__`, `__NVCC__` or `__CUDACC_RTC__` that a ROCm build reads
-    with no HIP alternative (`__HIPCC__`, `__HIP__`, `USE_ROCM`, `__HIP_PLATFORM_AMD__`). An arm only a Windows
-    toolchain enters (`defined(__NVCC__) && defined(_MSC_VER)`, an nvcc-with-MSVC workaround), or a test inside one
-    (`#ifdef _MSC_VER` around shims of GCC builtins), is not reported: neither Linux build takes it.
+    Flags `#if`/`#ifdef`/`#elif` conditions on `__CUDACC__`, `__NVCC__` or `__CUDACC_RTC__` that a ROCm build reads with
+    no HIP alternative (`__HIPCC__`, `__HIP__`, `USE_ROCM`, `__HIP_PLATFORM_AMD__`). An arm only a Windows toolchain
+    enters (`defined(__NVCC__) && defined(_MSC_VER)`, an nvcc-with-MSVC workaround), or a test inside one (`#ifdef
+    _MSC_VER` around shims of GCC builtins), is not reported: neither Linux build takes it.
 
     ## Why is this bad on ROCm?
     HIP-Clang defines `__HIPCC__` and `__HIP__`, never `__CUDACC__` or `__NVCC__` (ROCm/HIP
@@ -51,28 +51,37 @@ class CudaccMacro(ConditionRule, Rule):
     #endif
     ```
 
-    Not reported either when the code a ROCm build compiles would be the same if HIP-Clang defined nvcc's macros:
-    the rest of the condition already leaves ROCm out (`!defined(__clang__)`, HIP-Clang being clang; a project macro
-    NVIDIA's build alone defines, `defined(__CUDACC__) && defined(XYZ_USE_CUDA)`), or the arm ROCm takes instead
-    holds the same code. Nor when the arm NVIDIA takes holds only what HIP lacks (a 32-bit-mask `__shfl_down_sync`)
-    and ROCm takes an arm of its own (`#else __shfl_down`): the test is the author's vendor switch; also when the
-    function writes that `#else` as a chain of its own testing the negation (`#if defined(__CUDACC__) __syncwarp();
+    Not reported either when the code a ROCm build compiles would be the same if HIP-Clang defined nvcc's macros: the
+    rest of the condition already leaves ROCm out (`!defined(__clang__)`, HIP-Clang being clang; a project macro
+    NVIDIA's build alone defines, `defined(__CUDACC__) && defined(XYZ_USE_CUDA)`), or the arm ROCm takes instead holds
+    the same code. Nor when the arm NVIDIA takes holds only what HIP lacks (a 32-bit-mask `__shfl_down_sync`) and ROCm
+    takes an arm of its own (`#else __shfl_down`): the test is the author's vendor switch; also when the function writes
+    that `#else` as a chain of its own testing the negation (`#if defined(__CUDACC__) __syncwarp();
     #endif` ... `#if !defined(__CUDACC__) __syncthreads(); #endif`). Nor `#ifdef __NVCC__ ... #else` (or a lone `#if
     !defined(__NVCC__)`) whose arm for other compilers names HIP's, a ROCm library's or ROCm's HSA runtime API
     (`rocblas_double_complex`, `hsa_agent_t`), what the file defines only in such arms, or opens with a comment saying
-    it is for HIP (`// For HIP, use our implementation`): it is written for ROCm. Nor `#ifdef __CUDACC__` in a header whose HIP twin testing `__HIPCC__` (`impl/rocm.hpp` beside `impl/cuda.hpp`) every file including it includes too.
+    it is for HIP (`// For HIP, use our implementation`): it is written for ROCm. Nor `#ifdef __CUDACC__` in a header
+    whose HIP twin testing `__HIPCC__` (`impl/rocm.hpp` beside `impl/cuda.hpp`) every file including it includes too.
     Nor an arm that could never build on ROCm by the project's design: it uses names its headers declare only under
-    the project's NVIDIA macro, declares class members only such code names (CUDA Graph members called under
-    `defined(__CUDACC__) && defined(XYZ_USE_CUDA)`), or, outside functions, holds only what HIP lacks (libcu++).
-    Nor is a test of `__CUDACC_RTC__` alone in a project whose run-time compiles (its NVRTC, hipRTC or jitify calls)
-    sit only in code the ROCm build does not compile: every ROCm compile takes the arm NVIDIA's ahead-of-time builds
-    take. Nor in a host compiler's source (`.cpp`, `.cc`) or a header only such sources include, in a project whose
-    build hands no `.cpp` to nvcc (a `LANGUAGE CUDA` source property, `-x cu`; a tool's Makefile naming nothing outside
-    its folder hands over only that folder's): nvcc's macros are undefined there on NVIDIA too. Nor a lone `#ifndef __CUDACC__` around plain C++ an old nvcc could not parse (`<filesystem>`):
-    NVIDIA's arm is empty and HIP-Clang builds C++; unless it defines a macro or spells a reserved `__x__` word, a
-    file's macro or a CUDA name. Nor an old nvcc's workaround: an `#if`/`#else` on `__NVCC__` handing nvcc the other
-    arm's code with plain C++ left out (`[[no_unique_address]]`), a dummy `return` after a statement that returns, nvcc's
-    version recorded in a macro (`#ifdef __NVCC__ #define XYZ_NVCC_VERSION __CUDACC_VER_MAJOR__ #endif`).
+    the project's NVIDIA macro, declares
+    class members only such code names (CUDA Graph members called under `defined(__CUDACC__) && defined(XYZ_USE_CUDA)`),
+    or, outside functions, holds only what HIP lacks (libcu++). Nor is a test of `__CUDACC_RTC__` alone in a project
+    whose run-time compiles (its NVRTC, hipRTC or jitify calls) sit only in code the ROCm build does not compile: every
+    ROCm compile takes the arm NVIDIA's ahead-of-time builds take. Nor in a host compiler's source (`.cpp`, `.cc`) or a
+    header only such sources include, in a project whose build hands no `.cpp` to nvcc (a `LANGUAGE CUDA` source
+    property, `-x cu`; a tool's Makefile naming nothing outside its folder hands over only that folder's): nvcc's macros
+    are undefined there on NVIDIA too. Nor a lone `#ifndef __CUDACC__` around plain C++ an old nvcc could not parse
+    (`<filesystem>`): NVIDIA's arm is empty and HIP-Clang builds C++; unless it defines a macro or spells a reserved
+    `__x__` word, a file's macro or a CUDA name. Nor an old nvcc's workaround: an `#if`/`#else` on `__NVCC__` handing
+    nvcc the other arm's code with plain C++ left out (`[[no_unique_address]]`), a dummy `return` after a statement that
+    returns, nvcc's version recorded in a macro (`#ifdef __NVCC__ #define XYZ_NVCC_VERSION __CUDACC_VER_MAJOR__ #endif`,
+    maybe with an `#else` defining it as 0), a test only an old toolkit passes (`defined(__NVCC__) && XYZ_CUDA_VERSION <
+    1102`, the project's macro for nvcc's version read as the toolkit's), an arm nvcc alone enters holding the later
+    arms' code with GNU attributes left out (`#define XYZ_FORCEINLINE inline` before `inline
+    __attribute__((always_inline))`), copy and move members written out `__host__ __device__` for nvcc and `= default`
+    for the others (clang infers their execution space), GCC builtins defined for nvcc (`#define
+    __builtin_ia32_prefetch(...)`). A project macro standing for `_MSC_VER` (`#define XYZ_MSVC _MSC_VER`) is a Windows
+    toolchain's test.
 
     ## Fix
     Each `__CUDACC__` test gets `__HIPCC__` next to it (`__CUDACC_RTC__` gets `__HIPCC_RTC__`), in every arm of the
@@ -86,19 +95,18 @@ class CudaccMacro(ConditionRule, Rule):
     ```
     `#ifndef __CUDACC__` becomes `#if !defined(__CUDACC__) && !defined(__HIPCC__)`; inside a larger condition the
     widened test is parenthesised. A device-pass `__CUDA_ARCH__` test in the same chain gets `||
-    defined(__HIP_DEVICE_COMPILE__)` in the same fix (ROC213's). `__NVCC__` gets no automatic fix: it means nvcc
-    itself (nvcc-only pragmas and flags hip-clang rejects), and clang's CUDA mode with HIP's NVIDIA headers defines
-    `__HIPCC__` without `__NVCC__`. No fix either for a chain that also compares `__CUDA_ARCH__` or tests a CUDA
-    version: once the chain names a ROCm macro those tests would no longer be reported.
+    defined(__HIP_DEVICE_COMPILE__)` in the same fix (ROC213's). `__NVCC__` gets no automatic fix: it means nvcc itself
+    (nvcc-only pragmas and flags hip-clang rejects), and clang's CUDA mode with HIP's NVIDIA headers defines `__HIPCC__`
+    without `__NVCC__`. No fix either for a chain that also compares `__CUDA_ARCH__` or tests a CUDA version: once the
+    chain names a ROCm macro those tests would no longer be reported.
 
     ## Fix safety
-    Safe: `__HIPCC__` never holds on a plain NVCC build, and where HIP's NVIDIA headers are used `hip_common.h`
-    defines `__HIPCC__` only when `__CUDACC__` already is; nothing on NVIDIA defines `__HIPCC_RTC__`. Every
-    rewritten test keeps its NVIDIA truth value, so nvcc compiles the same code; only the directive's own text
-    changes. On ROCm, hipcc enters the arms the widened tests open (and those after a negated one): the fix is
-    withheld when such an arm, or a macro of this file it uses, holds what HIP lacks (inline PTX, a 32-bit `*_sync`
-    mask, an API with no HIP equivalent), and when a test is compared or selected on (`defined(__CUDACC__) == 0`)
-    rather than used for its truth.
+    Safe: `__HIPCC__` never holds on a plain NVCC build, and where HIP's NVIDIA headers are used `hip_common.h` defines
+    `__HIPCC__` only when `__CUDACC__` already is; nothing on NVIDIA defines `__HIPCC_RTC__`. Every rewritten test keeps
+    its NVIDIA truth value, so nvcc compiles the same code; only the directive's own text changes. On ROCm, hipcc enters
+    the arms the widened tests open (and those after a negated one): the fix is withheld when such an arm, or a macro of
+    this file it uses, holds what HIP lacks (inline PTX, a 32-bit `*_sync` mask, an API with no HIP equivalent), and
+    when a test is compared or selected on (`defined(__CUDACC__) == 0`) rather than used for its truth.
     """
 
     code = "ROC214"
@@ -172,22 +180,13 @@ CudaccMacro.valid = (
         "template <> struct Traits<::cuda::std::complex<float>> { typedef float Real; };\n#endif\n"
     ),
     Valid(
-        """
-        #if defined(__NVCC__) && !defined(__HIP_PLATFORM_AMD__)
-        #define LAUNCH_BOUNDS(t) __launch_bounds__(t)
-        #else
-        #define LAUNCH_BOUNDS(t) __launch_bounds__(t, 1)
-        #endif
-        """,
+        "#if defined(__NVCC__) && !defined(__HIP_PLATFORM_AMD__)\n#define LAUNCH_BOUNDS(t) __launch_bounds__(t)\n#else\n"
+        "#define LAUNCH_BOUNDS(t) __launch_bounds__(t, 1)\n#endif\n"
     ),
     # A workaround for nvcc with MSVC (kaldi's kaldi-matrix.h): neither Linux build enters the arm.
     Valid(
-        """
-        #if defined(__NVCC__) && defined(_MSC_VER)
-        template <typename Real>
-        #endif
-        friend Real TraceMatMat(const MatrixBase<Real>& A, const MatrixBase<Real>& B);
-        """,
+        "#if defined(__NVCC__) && defined(_MSC_VER)\ntemplate <typename Real>\n#endif\n"
+        "friend Real TraceMatMat(const MatrixBase<Real>& A, const MatrixBase<Real>& B);\n"
     ),
     # An old nvcc's workaround (C++17 `<filesystem>` hidden from nvcc): plain C++ HIP-Clang builds, no arm lost.
     Valid(

@@ -29,7 +29,8 @@ class SmemOptinQuery(Rule):
     `cudaDevAttrMaxSharedMemoryPerBlockOptin` (`CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN`,
     `hipDeviceAttributeSharedMemPerBlockOptin`) and the `sharedMemPerBlockOptin` device property; not the CUDA
     attribute in a torch extension, whose hipify maps it to `hipDeviceAttributeMaxSharedMemoryPerBlock`
-    (pytorch#116984, January 2024).
+    (pytorch#116984, January 2024), nor the enumerator declaring it in a project's own copy of the driver API's
+    enum: only its uses query the limit.
 
     ## Why is this bad on ROCm?
     CUDA kernels size their dynamic shared memory from this limit (FBGEMM: "use 2/3 of the available GPU shared
@@ -79,6 +80,8 @@ class SmemOptinQuery(Rule):
         name = ctx.text(node)
         if name not in _ATTRIBUTES:
             return
+        if node.parent is not None and node.parent.type == "enumerator":
+            return  # the attribute's own declaration (a project's copy of the driver API's enum), not a query of it
         if ctx.hipified_build and name.startswith("cuda"):
             return  # torch's hipify renames it to the non-opt-in limit, `hipDeviceAttributeMaxSharedMemoryPerBlock`
         ctx.report(node, f"`{name}`: {_MESSAGE}")
@@ -109,6 +112,17 @@ SmemOptinQuery.valid = (
         struct Limits { size_t sharedMemPerBlockOptin; };
         size_t limit(const cudaDeviceProp& prop) { return prop.sharedMemPerBlock; }
         """,
+    ),
+    # A project's own copy of the driver API's enum declares the attribute; only its uses query it.
+    Valid(
+        """
+        typedef enum CUdevice_attribute_enum {
+          CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH = 95,
+          CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
+        } CUdevice_attribute;
+        typedef enum hipDeviceAttribute_t { hipDeviceAttributeSharedMemPerBlockOptin } hipDeviceAttribute_t;
+        """,
+        path="ext_driver.h",
     ),
     Valid(
         """

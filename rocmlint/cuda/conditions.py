@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
 
@@ -39,12 +39,16 @@ from rocmlint.cuda.hip_gaps import (
 from rocmlint.cuda.nvidia_only import code_words, declares, off_rocm_by_project, word_pattern
 from rocmlint.cuda.preprocessor import (
     CUDA_VERSION_MACROS,
+    NVCC_COMPILER_MACROS,
+    WINDOWS_ONLY_MACROS,
     Define,
     Directive,
     MacroLookup,
     evaluate_expression,
     holds_only_on_windows,
+    is_cuda_toolkit_header,
     names_in,
+    names_nvcc_version,
 )
 from rocmlint.cuda.syntax import definitions_of
 from rocmlint.cuda.unused_arms import declares_only_unnamed
@@ -194,9 +198,17 @@ def is_rocm_macro(name: str, ctx: CudaContext) -> bool:
     return defines is not None and len(defines) > 0 and all(d.directive.branch.on_nvidia is False for d in defines)
 
 
-def _windows_arm(directive: Directive) -> bool:
+def _windows_arm(directive: Directive, ctx: CudaContext) -> bool:
     """An `#if`/`#ifdef` arm only a Windows toolchain enters (`defined(__NVCC__) && defined(_MSC_VER)`)."""
-    return directive.kind not in ("ifndef", "elifndef") and holds_only_on_windows(directive.condition)
+    return directive.kind not in ("ifndef", "elifndef") and _only_on_windows(directive.condition, ctx)
+
+
+def _only_on_windows(condition: str, ctx: CudaContext) -> bool:
+    """`holds_only_on_windows`, a macro the project's headers define as a Windows toolchain's (`#define XYZ_MSVC
+    _MSC_VER`) counted as one: it names that compiler, whose test it stands for."""
+    values = ctx.preprocessor.macros.header_values
+    aliases = {name for name in names_in(condition) if values.get(name) in WINDOWS_ONLY_MACROS}
+    return holds_only_on_windows(condition, WINDOWS_ONLY_MACROS | aliases)
 
 
 def _inside_windows_arm(directive: Directive, ctx: CudaContext) -> bool:
@@ -205,7 +217,7 @@ def _inside_windows_arm(directive: Directive, ctx: CudaContext) -> bool:
     arms = ctx.preprocessor.open_arms(directive.start_byte)
     if directive.kind not in _OPENERS:
         arms = arms[:-1]
-    return any(own is not None and holds_only_on_windows(own) for _, own in arms)
+    return any(own is not None and _only_on_windows(own, ctx) for _, own in arms)
 
 
 class Chains:
@@ -293,7 +305,7 @@ class ConditionRule:
         those in `ignore`; names in `also` count as ROCm macros) and has not been reported yet. With
         `as_compiled`, read where a ROCm build really goes (`CudaContext.branch_as_compiled`), not as the stale
         gates around it meant: ROC215 reports a stale test inside another one's NVIDIA arm too."""
-        if directive.kind not in CONDITION_KINDS or _windows_arm(directive) or _inside_windows_arm(directive, ctx):
+        if directive.kind not in CONDITION_KINDS or _windows_arm(directive, ctx) or _inside_windows_arm(directive, ctx):
             return False  # not a condition, or an arm for a Windows toolchain: no Linux build takes it
         branch = ctx.branch_as_compiled(directive) if as_compiled else ctx.branch(directive)
         if branch.on_rocm is False:
@@ -400,7 +412,7 @@ class ConditionRule:
                 member
                 for member in self._chains(ctx).chain(directive)
                 if member.kind in CONDITION_KINDS
-                and not _windows_arm(member)
+                and not _windows_arm(member, ctx)
                 and _CUDA_ARCH_WORD.search(member.condition) is not None
             ),
             None,
@@ -520,7 +532,10 @@ def arm_outcomes_agree(arms: list[Directive], ctx: CudaContext) -> bool:
     ]
     conditions = ["1" if arm.kind == "else" else arm.condition for arm in arms]
     passes = (_HOST_COMPILER,) if is_host_only_unit(ctx) else _NVCC_PASSES
-    nvidia_builds = [[{**toolkit, **build} for build in passes] for toolkit in _NVIDIA_TOOLKITS]
+    aliases = _toolkit_version_aliases(conditions, arms, ctx)
+    nvidia_builds = [
+        [{**toolkit, **build, **_alias_values(aliases, toolkit)} for build in passes] for toolkit in _NVIDIA_TOOLKITS
+    ]
     fixed = set(_ROCM_BUILD)
     free = sorted(
         {
@@ -562,6 +577,28 @@ def arm_outcomes_agree(arms: list[Directive], ctx: CudaContext) -> bool:
             if rocm == len(arms) or not _arm_usable(other, arms, ctx, usable, on_rocm=False):
                 return False
     return True
+
+
+def _toolkit_version_aliases(conditions: list[str], arms: list[Directive], ctx: CudaContext) -> dict[str, str]:
+    """The project's macros these conditions test that stand for nvcc's version (`#define XYZ_CUDA_VERSION
+    (__CUDACC_VER_MAJOR__*100 + __CUDACC_VER_MINOR__)`, in this file or a header), name -> that expression. An NVIDIA
+    build's value of them is its toolkit's, so `defined(__NVCC__) && XYZ_CUDA_VERSION < 1102` is an old nvcc's
+    workaround, not a free switch; a ROCm build still tries each state."""
+    aliases: dict[str, str] = {}
+    for name in {name for condition in conditions for name in names_in(condition)} - _NOT_MACROS:
+        before = [d for d in ctx.preprocessor.defines.get(name, []) if d.directive.start_byte < arms[0].start_byte]
+        texts = {d.value for d in before if d.parameters is None} if before else set()
+        header = ctx.options.project.toolkit_versions.get(name)
+        versions = {text for text in texts or ([header] if header else []) if names_nvcc_version(text)}
+        if len(versions) == 1:
+            aliases[name] = versions.pop()
+    return aliases
+
+
+def _alias_values(aliases: Mapping[str, str], toolkit: Mapping[str, int | None]) -> dict[str, int | None]:
+    """Each toolkit version alias's value under one NVIDIA toolkit (`toolkit`: its version macros)."""
+    versions = _build_lookup(lambda name, asked: None, toolkit, {})
+    return {name: evaluate_expression(text, versions) for name, text in aliases.items()}
 
 
 def decided_by_project_macros(arms: list[Directive], ctx: CudaContext) -> bool:
@@ -620,6 +657,8 @@ def nvcc_macros_change_no_rocm_code(arms: list[Directive], ctx: CudaContext) -> 
     conditions, names = _chain_conditions(arms)
     if not names & set(_ROCM_BUILD):
         return False
+    if _nvcc_terms_agree(arms, ctx):
+        return True
     states = _chain_states(arms, ctx, conditions, names, _HIP_CLANG)
     if states is None:
         return False
@@ -638,6 +677,47 @@ def nvcc_macros_change_no_rocm_code(arms: list[Directive], ctx: CudaContext) -> 
             ):
                 return False
     return True
+
+
+def _nvcc_terms_agree(arms: list[Directive], ctx: CudaContext) -> bool:
+    """Whether each `&&` operand of this chain's conditions that tests nvcc's macros has one value on ROCm and on every
+    recent NVIDIA build, whatever the other macros (`(!defined(__NVCC__) || !XYZ_ARM || XYZ_NVCC_VERSION >= 80000)`
+    holds on both: an nvcc older than 8.0 on ARM is worked around), and no arm holds what HIP lacks: the tests
+    decide nothing between the vendors."""
+    aliases = _toolkit_version_aliases(_chain_conditions(arms)[0], arms, ctx)
+    builds = [
+        {**toolkit, **build, **_alias_values(aliases, toolkit)}
+        for toolkit in _NVIDIA_TOOLKITS
+        for build in _NVCC_PASSES
+    ]
+    for arm in arms:
+        if arm.kind == "else":
+            continue
+        rocm = _build_lookup(ctx.preprocessor.macro_lookup("rocm", arm.start_byte), _ROCM_BUILD, {})
+        nvidia = ctx.preprocessor.macro_lookup("nvidia", arm.start_byte)
+        for term in _conjuncts(arm.condition):
+            if not set(names_in(term)) & NVCC_COMPILER_MACROS:
+                continue
+            value = evaluate_expression(term, rocm)
+            if value is None or any(
+                evaluate_expression(term, _build_lookup(nvidia, build, {})) != value for build in builds
+            ):
+                return False
+    return all(lacking_on_hip(ctx, arm_span(arm, ctx)) is None for arm in arms)
+
+
+def _conjuncts(condition: str) -> list[str]:
+    """The operands of a condition's top-level `&&` (the whole condition when it has none, or a top-level `||` or `?`
+    binds looser)."""
+    terms, depth, start = [], 0, 0
+    for index, char in enumerate(condition):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth == 0 and (condition.startswith("||", index) or char == "?"):
+            return [condition]
+        if depth == 0 and condition.startswith("&&", index):
+            terms.append(condition[start:index])
+            start = index + 2
+    return [*terms, condition[start:]]
 
 
 # A reserved `__x__` word in an arm's code (not its directives): CUDA's qualifiers and stand-ins for them
@@ -685,31 +765,75 @@ def works_around_nvcc(arms: list[Directive], ctx: CudaContext) -> bool:
         or unreachable_chain(arms, ctx)
         or gives_nvcc_a_reduced_copy(arms, ctx)
         or records_nvcc_version(arms, ctx)
+        or withholds_attributes_from_nvcc(arms, ctx)
+        or defaults_what_nvcc_spells_out(arms, ctx)
+        or shims_builtins_for_nvcc(arms, ctx)
     )
 
 
 def records_nvcc_version(arms: list[Directive], ctx: CudaContext) -> bool:
-    """Whether this lone arm only defines macros holding nvcc's version (`#if defined(__NVCC__) #define
-    XYZ_COMPILER_NVCC __CUDACC_VER_MAJOR__ * 100 + __CUDACC_VER_MINOR__ * 10 #endif`): compiler identification.
-    HIP-Clang is not nvcc, and the macro undefined is what every other compiler gets; the project model reads the
-    tests of it as NVIDIA-only gates."""
-    if len(arms) != 1 or arms[0].kind == "else":
+    """Whether this chain only defines macros holding nvcc's version (`#if defined(__NVCC__) #define XYZ_COMPILER_NVCC
+    __CUDACC_VER_MAJOR__ * 100 + __CUDACC_VER_MINOR__ #endif`), maybe choosing among nvcc's version macros by an
+    inner chain (one arm an `#error`), its `#else` defining them as 0: compiler identification. HIP-Clang is not nvcc,
+    and the macro undefined (or 0) is what every other compiler gets; the project model reads the tests of it as
+    NVIDIA-only gates."""
+    if arms[0].kind == "else" or len(arms) > 2 or (len(arms) == 2 and arms[1].kind != "else"):
+        return False
+    recorded = _defined_only(
+        arms[0], ctx, lambda value: bool(names_in(value)) and _NVCC_VERSIONS.issuperset(names_in(value))
+    )
+    if not recorded:
+        return False
+    return len(arms) == 1 or _defined_only(arms[1], ctx, lambda value: value in ("", "0")) == recorded
+
+
+# nvcc's version macros, its combined one before CUDA 9 too (`__CUDACC_VER__`, 80044 for 8.0.44).
+_NVCC_VERSIONS = CUDA_VERSION_MACROS | {"__CUDACC_VER__"}
+
+
+def shims_builtins_for_nvcc(arms: list[Directive], ctx: CudaContext) -> bool:
+    """Whether this lone arm only nvcc enters (`#if defined(__NVCC__) && !defined(__builtin_ia32_prefetch)`) only
+    defines GCC builtins as macros (`#define __builtin_ia32_prefetch(p, rw, l, c) __builtin_prefetch(p, rw, l)`): a
+    stand-in for what the system headers call and nvcc lacks. HIP-Clang is clang, which has GCC's builtins."""
+    if len(arms) != 1 or arms[0].kind == "else" or _NOT_NVCC_TEST.fullmatch(arms[0].condition) is not None:
+        return False
+    if not set(names_in(arms[0].condition)) & _NVCC_COMPILER_MACROS:
         return False
     span = arm_span(arms[0], ctx)
     inside = [d for d in ctx.preprocessor.directives if span.start_byte <= d.start_byte < span.end_byte]
+    if not inside or any(d.kind != "define" or not d.text.lstrip().startswith("__builtin_") for d in inside):
+        return False
+    return not without_comments(_between_directives(span, inside, ctx)).strip()
+
+
+def _between_directives(span: ByteSpan, inside: list[Directive], ctx: CudaContext) -> str:
+    """The text of an arm outside its own directives."""
     bounds = [span.start_byte, *(byte for d in inside for byte in (d.start_byte, d.end_byte)), span.end_byte]
-    between = b"".join(ctx.content[start:end] for start, end in zip(bounds[::2], bounds[1::2], strict=True))
-    if without_comments(between.decode("utf-8", "replace")).strip():
-        return False  # code beside the definitions
-    starts = {
-        define.directive.start_byte
-        for found in ctx.preprocessor.defines.values()
-        for define in found
-        if define.parameters is None
-        and names_in(define.value)
-        and CUDA_VERSION_MACROS.issuperset(names_in(define.value))
-    }
-    return bool(inside) and all(d.kind == "define" and d.start_byte in starts for d in inside)
+    return b"".join(ctx.content[start:end] for start, end in zip(bounds[::2], bounds[1::2], strict=True)).decode(
+        "utf-8", "replace"
+    )
+
+
+def _defined_only(arm: Directive, ctx: CudaContext, fits: Callable[[str], bool]) -> set[str] | None:
+    """The object-like macros the arm this directive opens defines, when it holds nothing else (conditionals choosing
+    among them and `#error`s aside) and each value `fits`; None otherwise."""
+    span = arm_span(arm, ctx)
+    inside = [d for d in ctx.preprocessor.directives if span.start_byte <= d.start_byte < span.end_byte]
+    if without_comments(_between_directives(span, inside, ctx)).strip():
+        return None  # code beside the definitions
+    defined: set[str] = set()
+    for directive in inside:
+        if directive.kind in CONDITION_KINDS or directive.kind in ("else", "endif", "error"):
+            continue
+        match = _OBJECT_DEFINE.fullmatch(directive.text) if directive.kind == "define" else None
+        if match is None or not fits(match.group(2).strip()):
+            return None
+        defined.add(match.group(1))
+    return defined or None
+
+
+# An object-like macro's `#define` text: its name, then its value (`XYZ_NVCC (__CUDACC_VER_MAJOR__ * 100)`).
+_OBJECT_DEFINE = re.compile(r"\s*([A-Za-z_]\w*)(?![\w(])(.*)", re.DOTALL)
 
 
 def gives_nvcc_a_reduced_copy(arms: list[Directive], ctx: CudaContext) -> bool:
@@ -735,6 +859,94 @@ def gives_nvcc_a_reduced_copy(arms: list[Directive], ctx: CudaContext) -> bool:
     return not (
         _RESERVED_WORD.search(text) or _CUDA_SPELLING.search(text) or (triggers is not None and triggers.search(text))
     )
+
+
+def withholds_attributes_from_nvcc(arms: list[Directive], ctx: CudaContext) -> bool:
+    """Whether an arm of this chain that nvcc alone enters (`#elif defined(__NVCC__) || defined(__CUDACC__)`) holds
+    the code of each later arm a Linux compiler may take, with only GNU attributes left out (`#define XYZ_FORCEINLINE
+    inline` before `#elif defined(__GNUC__)` / `inline __attribute__((always_inline))`, visibility macros defined
+    empty before the ELF visibility arm): nvcc's workaround for attributes it rejects. HIP-Clang takes the arm every
+    other compiler does. Not when a left-out attribute is one of CUDA's (`__attribute__((device))`), nor when the
+    nvcc arm has code the later arm lacks (`__forceinline__`, `__host__ __device__`)."""
+    index = next((i for i, arm in enumerate(arms) if _only_nvcc_enters(arm)), None)
+    if index is None:
+        return False
+    later = [arm for arm in arms[index + 1 :] if not _windows_arm(arm, ctx)]
+    nvcc = _TOKENS.findall(arm_text(arms[index], ctx))
+    if not later or not nvcc:
+        return False
+    for arm in later:
+        extra = _left_over(nvcc, _TOKENS.findall(arm_text(arm, ctx)))
+        if extra is None or not _only_gnu_attributes(extra):
+            return False
+    return True
+
+
+def defaults_what_nvcc_spells_out(arms: list[Directive], ctx: CudaContext) -> bool:
+    """Whether this `#if`/`#else` pair on nvcc's compiler macros gives other compilers only defaulted copy and move
+    members of a class (`bound(bound const&) = default;`) where nvcc's arm writes those members out (`constexpr
+    __host__ __device__ bound(bound const& other) : _f(other._f) {}`): nvcc wants the execution space spelled, while
+    clang infers a defaulted member's from the members it copies (HIP-Clang's device code may call it)."""
+    if len(arms) != 2 or arms[1].kind != "else":
+        return False
+    if _NVCC_ONLY_TEST.fullmatch(arms[0].condition) is not None:
+        nvcc, others = arms
+    elif _NOT_NVCC_TEST.fullmatch(arms[0].condition) is not None:
+        others, nvcc = arms
+    else:
+        return False
+    defaulted = _DEFAULTED_MEMBER.findall(arm_text(others, ctx))
+    if not defaulted or _DEFAULTED_MEMBER.sub("", arm_text(others, ctx)).strip():
+        return False
+    names = {name for pair in defaulted for name in pair if name}
+    written_out = arm_text(nvcc, ctx)
+    return len(names) == 1 and all(
+        re.search(rf"\b{name}\s*\(\s*(?:const\s+)?{name}\b", written_out) is not None for name in names
+    )
+
+
+# `C(C const&) = default;`, `C(const C&) = default;`, `C(C&&) = default;`, `C& operator=(C const&) = default;`.
+_DEFAULTED_MEMBER = re.compile(
+    r"\s*(?:constexpr\s+)?(?:(\w+)|(\w+)\s*&\s*operator\s*=)\s*\(\s*(?:const\s+)?\w+\s*(?:const\s*)?&&?\s*\w*\s*\)"
+    r"\s*(?:noexcept\s*)?=\s*default\s*;"
+)
+# nvcc's compiler macros both undefined: `!defined(__NVCC__) && !defined(__CUDACC__)`, `#ifndef __CUDACC__`.
+_NOT_NVCC_TEST = re.compile(
+    r"\s*(?:(?:&&\s*)?!\s*(?:defined\s*\(\s*(?:__NVCC__|__CUDACC__)\s*\)|defined\s+(?:__NVCC__|__CUDACC__))\s*)+"
+)
+
+
+# nvcc's own compiler macros, as an arm only nvcc enters tests them (`defined(__NVCC__) || defined(__CUDACC__)`).
+_NVCC_ONLY_TEST = re.compile(
+    r"\s*(?:(?:\|\|\s*)?(?:defined\s*\(\s*(?:__NVCC__|__CUDACC__)\s*\)|defined\s+(?:__NVCC__|__CUDACC__))\s*)+"
+)
+# CUDA's execution-space and memory attributes as GNU attributes spell them (HIP's `__device__` is
+# `__attribute__((device))`): leaving one out changes where code runs, no mere hint.
+_CUDA_ATTRIBUTES = frozenset({"device", "host", "global", "shared", "constant", "managed", "launch_bounds"})
+
+
+def _only_nvcc_enters(arm: Directive) -> bool:
+    """An `#if`/`#elif`/`#ifdef` testing only that nvcc's compiler macros are defined."""
+    return arm.kind in ("if", "ifdef", "elif", "elifdef") and _NVCC_ONLY_TEST.fullmatch(arm.condition) is not None
+
+
+def _only_gnu_attributes(tokens: list[str]) -> bool:
+    """Whether `tokens` are nothing but GNU attribute groups (`__attribute__ ( ( always_inline ) )`), none of CUDA's."""
+    position = 0
+    while position < len(tokens):
+        if tokens[position] != "__attribute__" or tokens[position + 1 : position + 3] != ["(", "("]:
+            return False
+        depth, position = 0, position + 1
+        while position < len(tokens):
+            depth += {"(": 1, ")": -1}.get(tokens[position], 0)
+            if tokens[position].strip("_") in _CUDA_ATTRIBUTES:
+                return False
+            position += 1
+            if depth == 0:
+                break
+        if depth != 0:
+            return False
+    return True
 
 
 _TOKENS = re.compile(r"[A-Za-z_]\w*|\d\w*|\S")
@@ -1397,6 +1609,28 @@ def holds_only_pragmas(directive: Directive, ctx: CudaContext) -> bool:
     return True
 
 
+# A line of an arm that includes a header or passes a hint: `#include <cuda_fp16.h>`, `#pragma GCC diagnostic push`,
+# and the inner `#if` chains around them.
+_HEADER_LINE = re.compile(
+    r"\s*#\s*(?:include\s*[<\"](?P<header>[^>\"]+)[>\"]|(?:pragma|if|ifdef|ifndef|elif|else|endif)\b.*)\s*"
+)
+
+
+def only_toolkit_headers_differ(arms: list[Directive], ctx: CudaContext) -> bool:
+    """Whether every arm of this chain holds only includes of CUDA toolkit headers (and pragmas): `#ifdef
+    __CUDA_ARCH__ #include <cuda_fp16.h> #endif`. HIP-Clang's device pass includes HIP's runtime, which declares
+    what they do; no code differs between the arms."""
+    for arm in arms:
+        for line in arm_text(arm, ctx).splitlines():
+            if not line.strip():
+                continue
+            match = _HEADER_LINE.fullmatch(line)
+            header = None if match is None else match.group("header")
+            if match is None or (header is not None and not is_cuda_toolkit_header(header)):
+                return False
+    return True
+
+
 # An arm holding only static assertions (`static_assert(std::is_empty<T>::value, "...");`), or nothing: checks made
 # at compile time, no code.
 _ASSERTIONS_ONLY = re.compile(r"(?:\s*static_assert\s*\([^;]*\)\s*;)*\s*")
@@ -1510,6 +1744,7 @@ __all__ = [
     "is_rocm_macro",
     "is_version_test",
     "nvcc_macros_change_no_rocm_code",
+    "only_toolkit_headers_differ",
     "with_alternatives",
     "works_around_nvcc",
 ]

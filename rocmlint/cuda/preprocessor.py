@@ -916,6 +916,13 @@ def evaluate_integer(expression: str) -> int | None:
     return _Parser(tokens, lambda name, asked: None).parse()
 
 
+def names_nvcc_version(text: str) -> bool:
+    """Whether a macro's value is an expression of the CUDA toolkit's version macros alone (`(__CUDACC_VER_MAJOR__*100
+    + __CUDACC_VER_MINOR__)`): the project's spelling of nvcc's version."""
+    names = names_in(text)
+    return bool(names) and CUDA_VERSION_MACROS.issuperset(names)
+
+
 def evaluate_expression(expression: str, lookup: MacroLookup) -> int | None:
     """The value of an `#if` expression with macros as `lookup` knows them; None when unknown or unparsable."""
     tokens = _tokenize(expression)
@@ -1161,14 +1168,14 @@ def names_in(expression: str) -> list[str]:
 WINDOWS_ONLY_MACROS = frozenset({"_MSC_VER", "_WIN32", "_WIN64", "__MINGW32__", "__MINGW64__", "__CYGWIN__"})
 
 
-def holds_only_on_windows(expression: str) -> bool:
+def holds_only_on_windows(expression: str, windows: frozenset[str] = WINDOWS_ONLY_MACROS) -> bool:
     """Whether an `#if` expression is false wherever the Windows-only macros are undefined, whatever the other
     macros: `defined(__NVCC__) && defined(_MSC_VER)` is a workaround for nvcc with MSVC, an arm neither Linux build
-    takes (so no divergence between NVIDIA and ROCm there)."""
+    takes (so no divergence between NVIDIA and ROCm there). `windows`: the macros only Windows toolchains define."""
     tokens = _tokenize(expression)
-    if tokens is None or not mentions(expression, WINDOWS_ONLY_MACROS):
+    if tokens is None or not mentions(expression, windows):
         return False
-    value = _Parser(tokens, lambda name, asked: 0 if name in WINDOWS_ONLY_MACROS else None).parse()
+    value = _Parser(tokens, lambda name, asked: 0 if name in windows else None).parse()
     return _truth(value) is False
 
 

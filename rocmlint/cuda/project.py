@@ -164,6 +164,7 @@ from rocmlint.cuda.preprocessor import (
     analyse,
     dropped_on_rocm,
     is_cuda_toolkit_header,
+    names_nvcc_version,
 )
 from rocmlint.vendor import EVERYWHERE, NO_GPU, Branch, Tri, and3
 
@@ -223,6 +224,8 @@ class FileView:
     # function-like one's too: `#define __syncwarp()` -> ""), as `CudaContext.macro_replacement` reads them.
     macros: Mapping[str, str] = field(default_factory=dict)
     constants: Mapping[str, str] = field(default_factory=dict)  # constexpr/const integers of its headers
+    # Object-like macros of its headers standing for nvcc's version, as NVIDIA sees them (`names_nvcc_version`).
+    toolkit_versions: Mapping[str, str] = field(default_factory=dict)
     # Function-like macros of its headers that wrap one lane exchange, as ROCm sees them (`FileFacts.shuffle_wrappers`)
     shuffle_wrappers: Mapping[str, str] = field(default_factory=dict)
     # Macros its headers define, for ROCm, as the device pass's wave size (`#define WARP __AMDGCN_WAVEFRONT_SIZE`),
@@ -547,6 +550,17 @@ class CudaProject:
                 for definition in getattr(facts, kind):
                     if definition.value and definition.branch.on_rocm is not False:
                         index.setdefault(definition.name, []).append((path, definition.value, None))
+        # Macros standing for nvcc's version (`#define XYZ_CUDA_VERSION (__CUDACC_VER_MAJOR__*100 + ...)`), wherever
+        # NVIDIA compiles them: usually under `#ifdef __NVCC__`, so no ROCm view of the headers holds them.
+        versions: _Index = self._values.setdefault("toolkit versions", {})
+        for path, facts in self.files.items():
+            for definition in facts.defines:
+                if (
+                    definition.value
+                    and definition.branch.on_nvidia is not False
+                    and names_nvcc_version(definition.value)
+                ):
+                    versions.setdefault(definition.name, []).append((path, definition.value, None))
         macros: _Index = self._values.setdefault("macros", {})
         for path, facts in self.files.items():
             for definition in facts.defines:
@@ -806,6 +820,7 @@ class CudaProject:
             defines=_Visible(self._values["defines"], closure),
             macros=_Visible(self._values["macros"], closure),
             constants=_Visible(self._values["constants"], closure),
+            toolkit_versions=_Visible(self._values["toolkit versions"], closure),
             shuffle_wrappers=_Visible(self._values["shuffle_wrappers"], closure),
             device_wave_sizes=_LazySet(lambda: self._device_wave_sizes(path, closure.files)),
             aliases=_Remaps(self._values["remaps"], around),
