@@ -55,6 +55,7 @@ from rocmlint.vendor import (
     EVERYWHERE,
     NEITHER,
     NVIDIA,
+    OFF_NVIDIA,
     OFF_ROCM,
     ROCM,
     UNKNOWN,
@@ -111,6 +112,9 @@ _TERMINATING_CALLS = frozenset(
 _FAILING_CALLS = frozenset({"sys.exit", "exit", "quit", "os._exit", "os.abort", "pytest.exit", "pytest.fail"})
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
 _ROCM_TARGET_NAMES = frozenset({"rocm", "hip"})
+# The runtime names a def asked about each runtime by name is called with (`_runtime_name_probe`).
+_NVIDIA_RUNTIME = "cuda"
+_ROCM_RUNTIME = "rocm"
 # The words of a platform value (`"amd_rocm"`, `"rocm-6"`): a value naming ROCm among other words is ROCm's too.
 _VALUE_WORD = re.compile(r"[a-z]+")
 _VENDOR_PACKAGES = load("vendor_packages")
@@ -1620,9 +1624,25 @@ class GateAnalyzer:
                 resolved = self._binding_value(binding, func.id, depth + 1, called=True)
                 if resolved.is_vendor_test:
                     return resolved
+                runtime = self._runtime_name_probe(call, binding)
+                if runtime is not None:
+                    return runtime
             if func.id in _NVIDIA_METHODS:
                 return NVIDIA
         return self._convention(name, func)
+
+    def _runtime_name_probe(self, call: ast.Call, binding: Binding) -> Vendor | None:
+        """`_device_usable("cuda")` where the file also calls `_device_usable("rocm")`: a def of the file asked
+        about each runtime by name keeps them apart, so its "cuda" is NVIDIA's (a compiler's targets, TVM's
+        `tvm.device("cuda")` beside `tvm.device("rocm")`): never true on ROCm, and its "rocm" never true on
+        NVIDIA. None unless the call names one runtime and the file names the other to the same def."""
+        asked = _runtime_name(call)
+        if asked is None or binding.kind != "function" or not isinstance(binding.definition, FUNCTION_DEFS):
+            return None
+        other = _ROCM_RUNTIME if asked == _NVIDIA_RUNTIME else _NVIDIA_RUNTIME
+        if not any(_runtime_name(sibling) == other for sibling in self.references.calls_of(binding.definition)):
+            return None
+        return OFF_ROCM if asked == _NVIDIA_RUNTIME else OFF_NVIDIA
 
     def _registry_test(self, call: ast.Call) -> Vendor | None:
         """`is_extension_available("quanto_cuda")`: a registry lookup (`def f(name): return name in REGISTRY`) of
@@ -1960,6 +1980,20 @@ def _requirement_with_rocm_counterpart(binding: Binding) -> Vendor | None:
     }
     imported = set(binding.scope.imports.values())
     return NVIDIA if any(f"{module}.{counterpart}" in imported for counterpart in counterparts) else None
+
+
+def _runtime_name(call: ast.Call) -> str | None:
+    """The runtime a one-argument call names (`f("cuda")`, `f("ROCm")`), as `_NVIDIA_RUNTIME` or
+    `_ROCM_RUNTIME`; None for any other call."""
+    if len(call.args) != 1 or call.keywords:
+        return None
+    name = _string(call.args[0])
+    if name is None:
+        return None
+    name = name.lower()
+    if name == _NVIDIA_RUNTIME:
+        return name
+    return _ROCM_RUNTIME if name in _ROCM_TARGET_NAMES else None
 
 
 def _is_skip_decorator(decorator: ast.AST) -> bool:
