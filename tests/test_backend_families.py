@@ -163,9 +163,35 @@ def test_a_test_of_the_nvidia_folder_tests_nvidia_code(tmp_path: Path) -> None:
     assert found == [NVIDIA_ONLY, NVIDIA_ONLY, EVERYWHERE]
 
 
-def test_test_folders_named_for_the_vendors_prove_nothing(tmp_path: Path) -> None:
-    files = {"tests/nvidia/test_ops.py": HAZARDS, "tests/amd/test_ops.py": HAZARDS}
-    assert base(tmp_path, files, "tests/nvidia/test_ops.py") == EVERYWHERE
+def test_a_test_suite_per_vendor_runs_the_nvidia_folder_on_nvidia_only(tmp_path: Path) -> None:
+    """`tests/nvidia/` and `tests/amd/` each hold a `test_ops.py`: one suite per vendor, so every file of the NVIDIA
+    folder's suite (`test_clusters.py`, a helper only its tests import) is NVIDIA's; a helper the ROCm suite also
+    imports runs there too."""
+    files = {
+        "tests/nvidia/test_ops.py": "from . import nv_helpers, shared\n" + HAZARDS,
+        "tests/nvidia/test_clusters.py": HAZARDS,
+        "tests/nvidia/nv_helpers.py": HAZARDS,
+        "tests/nvidia/shared.py": HAZARDS,
+        "tests/amd/test_ops.py": "from ..nvidia import shared\n" + HAZARDS,
+        "tests/__init__.py": "",
+        "tests/nvidia/__init__.py": "",
+        "tests/amd/__init__.py": "",
+    }
+    found = bases(
+        tmp_path,
+        files,
+        "tests/nvidia/test_ops.py",
+        "tests/nvidia/test_clusters.py",
+        "tests/nvidia/nv_helpers.py",
+        "tests/nvidia/shared.py",
+        "tests/amd/test_ops.py",
+    )
+    assert found == [NVIDIA_ONLY, NVIDIA_ONLY, NVIDIA_ONLY, EVERYWHERE, EVERYWHERE]
+
+
+def test_test_folders_named_for_the_vendors_without_a_test_in_both_prove_nothing(tmp_path: Path) -> None:
+    files = {"tests/nvidia/test_clusters.py": HAZARDS, "tests/amd/test_ops.py": HAZARDS}
+    assert base(tmp_path, files, "tests/nvidia/test_clusters.py") == EVERYWHERE
 
 
 def test_hazards_in_the_nvidia_sibling_are_not_reported(tmp_path: Path) -> None:
