@@ -35,7 +35,8 @@ class NvmlCall(Rule):
     A call inside a `try:` whose handler catches the failure (`pynvml.NVMLError`,
     `NVMLError_LibraryNotFound`, `Exception`, `OSError`) and does not re-raise is a fallback and is not
     flagged; so is one in a def no other module may call (private, or read by no importer; a private method) whose
-    every call is so caught, a few defs up. Imports, lazy ones too, are ROC104's business; `torch.cuda.*` is not flagged.
+    every call is so caught, a few defs up, and one in the constructor of such a class every construction of which is
+    caught (`cls()` in a loop trying a list of backends in turn: `except Exception: continue` tries the next one). Imports, lazy ones too, are ROC104's business; `torch.cuda.*` is not flagged.
 
     ## Why is this bad on ROCm?
     NVML lives in `libnvidia-ml.so`, which AMD systems do not have: `pynvml.nvmlInit()` raises

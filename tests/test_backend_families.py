@@ -9,6 +9,8 @@ import pytest
 from test_cuda_project import write_tree
 from test_module_gates import HAZARDS, _codes, base, bases
 
+from rocmlint.config import Settings
+from rocmlint.engine import Engine
 from rocmlint.python.backend_families import computed_load_prefixes, registered_by_vendor
 from rocmlint.python.importers import read_small_file as read
 from rocmlint.vendor import EVERYWHERE, NO_GPU, Branch
@@ -350,3 +352,13 @@ def test_without_a_vendor_keyed_choice_the_defs_keep_their_base(
 def test_a_test_importing_the_nvidia_folder_does_not_count(tmp_path: Path) -> None:
     root = write_tree(tmp_path, registry_tree(**{"tests/test_target.py": "from pkg.backend.cuda.ops import Target\n"}))
     assert _codes(root, "pkg/backend/cuda/ops.py") == [("ROC107", 3)]
+
+
+def test_verbose_notes_say_a_test_of_the_nvidia_suite_runs_off_rocm(tmp_path: Path) -> None:
+    files = {"tests/nvidia/test_ops.py": HAZARDS, "tests/amd/test_ops.py": HAZARDS}
+    root = write_tree(tmp_path, files)
+    report = Engine().check_path(root / "tests/nvidia/test_ops.py", Settings(root=root))
+    assert report.diagnostics == []
+    why = "the module only runs off ROCm (where the project imports it, what it imports, or its folder)"
+    notes = [note.split(": ", 1)[1] for note in report.gated_notes]
+    assert notes == [f"ROC107 not reported: {why}", f"findings not reported: {why}"]

@@ -83,3 +83,15 @@ def test_a_probe_never_asked_about_rocm_by_name_decides_nothing(tmp_path: Path) 
 def test_a_package_the_pyproject_does_not_name_is_not_found_below_the_root(tmp_path: Path) -> None:
     root = write_tree(tmp_path, {**TREE, "pyproject.toml": "[project]\nname = 'pkg'\n"})
     assert _codes(root, "tests/python/test_gemm.py") == [("ROC107", 7), ("ROC107", 13), ("ROC107", 17)]
+
+
+def test_verbose_notes_name_the_gate_that_hid_a_finding(tmp_path: Path) -> None:
+    root = write_tree(tmp_path, TREE)
+    report = Engine().check_path(root / "tests/python/test_gemm.py", Settings(root=root))
+    notes = [note.split(": ", 1)[1] for note in report.gated_notes]
+    assert notes == [
+        "ROC107 not reported: `def quantize(x):` (line 6) only runs off ROCm: its skip decorators, or where it is "
+        "called or used",
+        "ROC107 not reported: `def test_gemm(x):` (line 11) only runs off ROCm: its skip decorators, or where it is "
+        "called or used",
+    ]

@@ -322,6 +322,16 @@ class GateAnalyzer:
         # cyclic collector instead of going when the check ends (see rocmlint/collector.py).
         return VendorValues(self.semantic, weakref.proxy(self), external)
 
+    @cached_property
+    def module_branch(self) -> Branch:
+        """Where the module itself can run (`module_base`), asked once, when a branch first needs it."""
+        return self.module_base() if self.module_base is not None else EVERYWHERE
+
+    def module_branch_off_rocm(self) -> bool:
+        """The module was found to run only off ROCm, if a branch asked (for `check --verbose`: asks nothing)."""
+        known = self.__dict__.get("module_branch")
+        return isinstance(known, Branch) and known.on_rocm is False
+
     # --- public -----------------------------------------------------------------------------------
     def branch(self, node: ast.AST) -> Branch:
         """Where `node` can run, from every condition between it and the module, and where the module
@@ -332,10 +342,7 @@ class GateAnalyzer:
         while current is not None and current not in self._branch_cache:
             chain.append(current)
             current = self.semantic.parent(current)
-        if current is None:
-            result = self.module_base() if self.module_base is not None else EVERYWHERE
-        else:
-            result = self._branch_cache[current]
+        result = self.module_branch if current is None else self._branch_cache[current]
         for child in reversed(chain):
             parent = self.semantic.parent(child)
             if parent is not None:
@@ -354,6 +361,24 @@ class GateAnalyzer:
         if known is not None:
             return known.on_rocm is False
         return self._written_branch(node).on_rocm is False or self.branch(node).on_rocm is False
+
+    def gate_off_rocm(self, node: ast.AST) -> ast.AST | None:
+        """For `check --verbose`: the node whose condition keeps `node` off ROCm, from the branches `never_on_rocm`
+        worked out (nothing is computed anew): the outermost `if`, def (its skips and callers), expression or
+        statement list that does; the module when where it runs decides (its importers, what it imports, its
+        folder); None when no branch known for `node` says so."""
+        chain: list[ast.AST] = []
+        current: ast.AST | None = node
+        while current is not None:
+            chain.append(current)
+            current = self.semantic.parent(current)
+        for child in reversed(chain[:-1]):
+            known = self._branch_cache.get(child) or self._written_cache.get(child)
+            if known is not None and known.on_rocm is False:
+                parent = self.semantic.parent(child)
+                decided_by_module = parent is self.semantic.module and self.module_branch.on_rocm is False
+                return self.semantic.module if decided_by_module else parent
+        return None
 
     def _known_branch(self, node: ast.AST) -> Branch:
         full = self._branch_cache.get(node)
