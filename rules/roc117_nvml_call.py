@@ -144,17 +144,19 @@ NvmlCall.valid = (
                 return {"available": False, "gpus": []}
         """,
     ),
-    # DeepSpeed graph_profile style: NVML inside try/except with a fallback.
-    Valid(
+    Valid(  # backends tried in turn: the NVML backend's constructor fails over to the next (AMD) one
         """
         import pynvml
-        def gpu_memory_used(device):
-            try:
+        class _NvmlBackend:
+            def __init__(self):
                 pynvml.nvmlInit()
-                handle = pynvml.nvmlDeviceGetHandleByIndex(device)
-                return pynvml.nvmlDeviceGetMemoryInfo(handle).used
-            except pynvml.NVMLError:
-                return 0
+                self.handle = pynvml.nvmlDeviceGetHandleByIndex(0)
+        def init_backend():
+            for name, backend in [("NVML", _NvmlBackend), ("sysfs", SysfsBackend)]:
+                try:
+                    return backend()
+                except pynvml.NVMLError:
+                    continue
         """,
     ),
     # Vendor branches: amdsmi on ROCm, NVML elsewhere; an IS_ROCM alias with early return.
