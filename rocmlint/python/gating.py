@@ -9,9 +9,10 @@ the values of every condition it sits under: the branch of `if`/`elif`/`else`, c
 `and`/`or` short-circuits, comprehension filters, early `return`/`raise`/`continue`/`break`/skip after a
 test, `assert`, test-skip decorators, and the value of a variable only read where ROCm ignores it. In a test
 suite, which runs on AMD's CDNA GPUs, a capability comparison with one value on all of them (`major in (10, 12)`)
-is valued there (capability_values.py). The
-forms recognised are those of RULES.md, "What gated means"; tests of a gfx architecture name are valued in
-arch_tests.py.
+is valued there (capability_values.py). A def of the file that the file asks about each runtime by name
+(`_device_usable("cuda")` beside `_device_usable("rocm")`, a compiler's device probes) keeps them apart: its "cuda"
+call is never true on ROCm. The forms recognised are those of RULES.md, "What gated means"; tests of a gfx
+architecture name are valued in arch_tests.py.
 """
 
 from __future__ import annotations

@@ -1,4 +1,8 @@
-"""Follows `from pkg.env import is_hip` into the scanned tree, so project-wide ROCm flags are understood."""
+"""Follows `from pkg.env import is_hip` into the scanned tree, so project-wide ROCm flags are understood.
+
+A name is looked for from the importer's package root, its folder and the project root, then in the folders holding
+the packages the root's pyproject.toml builds from below the root (`wheel.packages = ["python/pkg"]`): a test at
+`tests/` imports `pkg` as installed."""
 
 from __future__ import annotations
 
