@@ -299,6 +299,7 @@ class Engine:
                 module_base=self._module_base(source.path, settings, options.rocm_guards),
                 read_elsewhere=self._read_elsewhere(source.path, settings),
                 tree=self.project.tree_of(source.path, source.data),
+                gated_notes=report.gated_notes,
             )
             found = result.diagnostics
             if embedded_rules:

@@ -61,6 +61,7 @@ NVIDIA = Vendor(False, True)
 CONSTANT_TRUE = Vendor(True, True)
 CONSTANT_FALSE = Vendor(False, False)
 OFF_ROCM = Vendor(False, None)  # never true on ROCm; what it is on NVIDIA is not decided
+OFF_NVIDIA = Vendor(None, False)  # never true on NVIDIA; what it is on ROCm is not decided
 NEITHER = CONSTANT_FALSE  # true on no GPU vendor's build (another accelerator's test)
 
 

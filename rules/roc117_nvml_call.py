@@ -35,7 +35,8 @@ class NvmlCall(Rule):
     A call inside a `try:` whose handler catches the failure (`pynvml.NVMLError`,
     `NVMLError_LibraryNotFound`, `Exception`, `OSError`) and does not re-raise is a fallback and is not
     flagged; so is one in a def no other module may call (private, or read by no importer; a private method) whose
-    every call is so caught, a few defs up. Imports, lazy ones too, are ROC104's business; `torch.cuda.*` is not flagged.
+    every call is so caught, a few defs up, and one in the constructor of such a class every construction of which is
+    caught (`cls()` in a loop trying a list of backends in turn: `except Exception: continue` tries the next one). Imports, lazy ones too, are ROC104's business; `torch.cuda.*` is not flagged.
 
     ## Why is this bad on ROCm?
     NVML lives in `libnvidia-ml.so`, which AMD systems do not have: `pynvml.nvmlInit()` raises
@@ -143,17 +144,19 @@ NvmlCall.valid = (
                 return {"available": False, "gpus": []}
         """,
     ),
-    # DeepSpeed graph_profile style: NVML inside try/except with a fallback.
-    Valid(
+    Valid(  # backends tried in turn: the NVML backend's constructor fails over to the next (AMD) one
         """
         import pynvml
-        def gpu_memory_used(device):
-            try:
+        class _NvmlBackend:
+            def __init__(self):
                 pynvml.nvmlInit()
-                handle = pynvml.nvmlDeviceGetHandleByIndex(device)
-                return pynvml.nvmlDeviceGetMemoryInfo(handle).used
-            except pynvml.NVMLError:
-                return 0
+                self.handle = pynvml.nvmlDeviceGetHandleByIndex(0)
+        def init_backend():
+            for name, backend in [("NVML", _NvmlBackend), ("sysfs", SysfsBackend)]:
+                try:
+                    return backend()
+                except pynvml.NVMLError:
+                    continue
         """,
     ),
     # Vendor branches: amdsmi on ROCm, NVML elsewhere; an IS_ROCM alias with early return.

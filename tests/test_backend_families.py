@@ -9,6 +9,8 @@ import pytest
 from test_cuda_project import write_tree
 from test_module_gates import HAZARDS, _codes, base, bases
 
+from rocmlint.config import Settings
+from rocmlint.engine import Engine
 from rocmlint.python.backend_families import computed_load_prefixes, registered_by_vendor
 from rocmlint.python.importers import read_small_file as read
 from rocmlint.vendor import EVERYWHERE, NO_GPU, Branch
@@ -163,9 +165,35 @@ def test_a_test_of_the_nvidia_folder_tests_nvidia_code(tmp_path: Path) -> None:
     assert found == [NVIDIA_ONLY, NVIDIA_ONLY, EVERYWHERE]
 
 
-def test_test_folders_named_for_the_vendors_prove_nothing(tmp_path: Path) -> None:
-    files = {"tests/nvidia/test_ops.py": HAZARDS, "tests/amd/test_ops.py": HAZARDS}
-    assert base(tmp_path, files, "tests/nvidia/test_ops.py") == EVERYWHERE
+def test_a_test_suite_per_vendor_runs_the_nvidia_folder_on_nvidia_only(tmp_path: Path) -> None:
+    """`tests/nvidia/` and `tests/amd/` each hold a `test_ops.py`: one suite per vendor, so every file of the NVIDIA
+    folder's suite (`test_clusters.py`, a helper only its tests import) is NVIDIA's; a helper the ROCm suite also
+    imports runs there too."""
+    files = {
+        "tests/nvidia/test_ops.py": "from . import nv_helpers, shared\n" + HAZARDS,
+        "tests/nvidia/test_clusters.py": HAZARDS,
+        "tests/nvidia/nv_helpers.py": HAZARDS,
+        "tests/nvidia/shared.py": HAZARDS,
+        "tests/amd/test_ops.py": "from ..nvidia import shared\n" + HAZARDS,
+        "tests/__init__.py": "",
+        "tests/nvidia/__init__.py": "",
+        "tests/amd/__init__.py": "",
+    }
+    found = bases(
+        tmp_path,
+        files,
+        "tests/nvidia/test_ops.py",
+        "tests/nvidia/test_clusters.py",
+        "tests/nvidia/nv_helpers.py",
+        "tests/nvidia/shared.py",
+        "tests/amd/test_ops.py",
+    )
+    assert found == [NVIDIA_ONLY, NVIDIA_ONLY, NVIDIA_ONLY, EVERYWHERE, EVERYWHERE]
+
+
+def test_test_folders_named_for_the_vendors_without_a_test_in_both_prove_nothing(tmp_path: Path) -> None:
+    files = {"tests/nvidia/test_clusters.py": HAZARDS, "tests/amd/test_ops.py": HAZARDS}
+    assert base(tmp_path, files, "tests/nvidia/test_clusters.py") == EVERYWHERE
 
 
 def test_hazards_in_the_nvidia_sibling_are_not_reported(tmp_path: Path) -> None:
@@ -324,3 +352,13 @@ def test_without_a_vendor_keyed_choice_the_defs_keep_their_base(
 def test_a_test_importing_the_nvidia_folder_does_not_count(tmp_path: Path) -> None:
     root = write_tree(tmp_path, registry_tree(**{"tests/test_target.py": "from pkg.backend.cuda.ops import Target\n"}))
     assert _codes(root, "pkg/backend/cuda/ops.py") == [("ROC107", 3)]
+
+
+def test_verbose_notes_say_a_test_of_the_nvidia_suite_runs_off_rocm(tmp_path: Path) -> None:
+    files = {"tests/nvidia/test_ops.py": HAZARDS, "tests/amd/test_ops.py": HAZARDS}
+    root = write_tree(tmp_path, files)
+    report = Engine().check_path(root / "tests/nvidia/test_ops.py", Settings(root=root))
+    assert report.diagnostics == []
+    why = "the module only runs off ROCm (where the project imports it, what it imports, or its folder)"
+    notes = [note.split(": ", 1)[1] for note in report.gated_notes]
+    assert notes == [f"ROC107 not reported: {why}", f"findings not reported: {why}"]

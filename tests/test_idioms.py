@@ -568,9 +568,30 @@ _METHOD = (
 )
 
 
+# A backend class whose constructor fails off NVIDIA, tried in turn with another one: construction fails over.
+_BACKENDS = (
+    "class _Nvml:\n    def __init__(self):\n        HAZARD()\n"
+    "def init_backend():\n    backends = [('NVML', _Nvml), ('sysfs', _Sysfs)]\n"
+    "    for name, cls in backends:\n        try:\n            return cls()\n"
+    "        except Exception:\n            continue\n"
+)
+
+
 @pytest.mark.parametrize(
     ("code", "handled"),
     [
+        pytest.param(_BACKENDS, True, id="constructor-of-a-backend-tried-in-turn"),
+        pytest.param(
+            _BACKENDS.replace("backends = [('NVML', _Nvml), ('sysfs', _Sysfs)]", "backends = [_Nvml, _Sysfs]").replace(
+                "for name, cls in", "for cls in"
+            ),
+            True,
+            id="backend-classes-tried-in-turn",
+        ),
+        pytest.param(_BACKENDS + "gpu = _Nvml()\n", False, id="constructed-once-without-try"),
+        pytest.param(_BACKENDS.replace("            continue", "            raise"), False, id="failure-re-raised"),
+        pytest.param(_BACKENDS + "    return backends\n", False, id="records-handed-on"),
+        pytest.param(_BACKENDS.replace("for name, cls in", "for cls, name in"), False, id="other-record-field-called"),
         pytest.param(_SNAPSHOT, True, id="private-defs-called-in-a-caught-try"),
         pytest.param(_SNAPSHOT + "def probe():\n    return _device(0)\n", False, id="one-caller-without-try"),
         pytest.param(_SNAPSHOT + "callbacks = [_init]\n", False, id="used-as-a-value"),

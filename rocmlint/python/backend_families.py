@@ -28,8 +28,10 @@ named for ROCm (`amd`, `rocm`, `hip`, `rocm_impl`), each holding modules, under 
 and one of the NVIDIA folder under an NVIDIA-only gate (rocmlint/python/importers.py decides that: it has the gates),
 the project chooses the ROCm folder on ROCm, and every module of the NVIDIA folder is NVIDIA code, whoever else imports
 it without a gate (a Hopper-only helper that uses it directly), and a test whose module-level statements import one
-of its modules tests NVIDIA's code. Folders beside each other with no such dispatcher (`test/nvidia/` and
-`test/amd/`: tests nothing imports) prove nothing.
+of its modules tests NVIDIA's code. Test folders beside each other that nothing imports (`test/nvidia/` and
+`test/amd/`) are one test suite per vendor when both hold a test file of the same name at the same place
+(`test_all_to_all.py` in each): every test of the NVIDIA folder is NVIDIA's (rocmlint/python/importers.py,
+`ModuleReach._twin_tests`). Otherwise folders beside each other with no such dispatcher prove nothing.
 
 The dispatcher may also be a registry keyed by the vendor's name (`registered_by_vendor`): each folder registers its
 code under keys that start with the folder's own name, the same entries for each vendor, and the project looks them

@@ -16,6 +16,7 @@ from rocmlint.python.gating import Branch, CrossModuleResolver, GateAnalyzer, Mo
 from rocmlint.python.positions import CodeRange, PositionIndex
 from rocmlint.python.project import is_test_file, package_of
 from rocmlint.python.references import References
+from rocmlint.python.scopes import FUNCTION_DEFS
 from rocmlint.python.semantic import Semantic
 from rocmlint.python.tree import Callback, parse_text, walk
 from rocmlint.python.values import Values
@@ -70,6 +71,7 @@ class PythonContext:
         self.options = options
         self.rule: type[Rule] | None = None
         self.diagnostics: list[Diagnostic] = []
+        self.gated_notes: list[str] = []  # `check --verbose`: findings gating dropped, and the gate that did
 
     @cached_property
     def in_test_suite(self) -> bool:
@@ -298,8 +300,11 @@ class PythonContext:
         """
         rule = self.rule
         assert rule is not None, "report() called outside a rule callback"
-        if not rule.reports_gated and any(self.is_rocm_gated(n) for n in (node, *gate_on)):
-            return False
+        if not rule.reports_gated:
+            gated = next((n for n in (node, *gate_on) if self.is_rocm_gated(n)), None)
+            if gated is not None:
+                self._note_gated(node, gated, rule)
+                return False
         if callable(fix):
             fix = fix()
         where = span if span is not None else self.code_range(node)
@@ -319,10 +324,28 @@ class PythonContext:
         )
         return True
 
+    def _note_gated(self, node: ast.AST, gated: ast.AST, rule: type[Rule]) -> None:
+        """For `check --verbose`: which gate kept the finding at `node` off ROCm (`gated`: the node found gated)."""
+        where = self.code_range(node).start.line
+        self.gated_notes.append(f"{self.source.path}:{where}: {rule.code} not reported: {self._gate_evidence(gated)}")
+
+    def _gate_evidence(self, gated: ast.AST) -> str:
+        gate = self.gates.gate_off_rocm(gated)
+        if gate is None:
+            return "an import inside a `try:` that catches ImportError"
+        if gate is self.module:
+            return _MODULE_OFF_ROCM
+        line = getattr(gate, "lineno", 0)
+        text = self.source.lines[line - 1].strip() if 0 < line <= len(self.source.lines) else ""
+        if isinstance(gate, (*FUNCTION_DEFS, ast.ClassDef)):
+            return f"`{text}` (line {line}) only runs off ROCm: its skip decorators, or where it is called or used"
+        return f"it runs only off ROCm under `{text}` (line {line})"
+
     def fix(self, message: str, *edits: Edit, safe: bool = True) -> Fix:
         return Fix(message, tuple(edits), Applicability.SAFE if safe else Applicability.UNSAFE)
 
 
+_MODULE_OFF_ROCM = "the module only runs off ROCm (where the project imports it, what it imports, or its folder)"
 InternalErrorReporter = Callable[[type[Rule], BaseException, str], None]
 
 
@@ -345,6 +368,7 @@ def check_python(
     module_base: ModuleBase | None = None,
     read_elsewhere: ReadElsewhere | None = None,
     tree: ast.Module | None = None,
+    gated_notes: list[str] | None = None,
 ) -> PythonResult:
     """Run `rules` over one Python file. Raises PythonParseError when the file does not parse.
 
@@ -352,7 +376,8 @@ def check_python(
     `module_base`: where the module itself can run, from its importers (asked when first needed).
     `read_elsewhere`: whether a module importing this one may read one of its module-level names.
     `tree`: the file's tree when it is parsed already (`ProjectIndex.tree_of`: read as another module's neighbour);
-    nothing changes it, and the semantic model and walk of this check are its own."""
+    nothing changes it, and the semantic model and walk of this check are its own.
+    `gated_notes`: gets, for `check --verbose`, each finding gating dropped and the gate that did."""
     module = tree if tree is not None else parse_text(source.text)
     semantic = Semantic(module, package, source.text)
     gates = GateAnalyzer(
@@ -360,6 +385,10 @@ def check_python(
     )
     context = PythonContext(source, module, semantic, gates, options)
     walk(module, semantic.parents, _dispatch_table(rules, context, on_internal_error), semantic.mentions)
+    if gated_notes is not None:
+        gated_notes += context.gated_notes
+        if gates.module_branch_off_rocm():  # rules that ask `is_rocm_gated` before reporting say nothing themselves
+            gated_notes.append(f"{source.path}: findings not reported: {_MODULE_OFF_ROCM}")
     return PythonResult(context.diagnostics, find_embedded_cuda(context) if embedded_cuda else [])
 
 

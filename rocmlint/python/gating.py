@@ -9,9 +9,10 @@ the values of every condition it sits under: the branch of `if`/`elif`/`else`, c
 `and`/`or` short-circuits, comprehension filters, early `return`/`raise`/`continue`/`break`/skip after a
 test, `assert`, test-skip decorators, and the value of a variable only read where ROCm ignores it. In a test
 suite, which runs on AMD's CDNA GPUs, a capability comparison with one value on all of them (`major in (10, 12)`)
-is valued there (capability_values.py). The
-forms recognised are those of RULES.md, "What gated means"; tests of a gfx architecture name are valued in
-arch_tests.py.
+is valued there (capability_values.py). A def of the file that the file asks about each runtime by name
+(`_device_usable("cuda")` beside `_device_usable("rocm")`, a compiler's device probes) keeps them apart: its "cuda"
+call is never true on ROCm. The forms recognised are those of RULES.md, "What gated means"; tests of a gfx
+architecture name are valued in arch_tests.py.
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ from rocmlint.vendor import (
     EVERYWHERE,
     NEITHER,
     NVIDIA,
+    OFF_NVIDIA,
     OFF_ROCM,
     ROCM,
     UNKNOWN,
@@ -111,6 +113,9 @@ _TERMINATING_CALLS = frozenset(
 _FAILING_CALLS = frozenset({"sys.exit", "exit", "quit", "os._exit", "os.abort", "pytest.exit", "pytest.fail"})
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
 _ROCM_TARGET_NAMES = frozenset({"rocm", "hip"})
+# The runtime names a def asked about each runtime by name is called with (`_runtime_name_probe`).
+_NVIDIA_RUNTIME = "cuda"
+_ROCM_RUNTIME = "rocm"
 # The words of a platform value (`"amd_rocm"`, `"rocm-6"`): a value naming ROCm among other words is ROCm's too.
 _VALUE_WORD = re.compile(r"[a-z]+")
 _VENDOR_PACKAGES = load("vendor_packages")
@@ -318,6 +323,16 @@ class GateAnalyzer:
         # cyclic collector instead of going when the check ends (see rocmlint/collector.py).
         return VendorValues(self.semantic, weakref.proxy(self), external)
 
+    @cached_property
+    def module_branch(self) -> Branch:
+        """Where the module itself can run (`module_base`), asked once, when a branch first needs it."""
+        return self.module_base() if self.module_base is not None else EVERYWHERE
+
+    def module_branch_off_rocm(self) -> bool:
+        """The module was found to run only off ROCm, if a branch asked (for `check --verbose`: asks nothing)."""
+        known = self.__dict__.get("module_branch")
+        return isinstance(known, Branch) and known.on_rocm is False
+
     # --- public -----------------------------------------------------------------------------------
     def branch(self, node: ast.AST) -> Branch:
         """Where `node` can run, from every condition between it and the module, and where the module
@@ -328,10 +343,7 @@ class GateAnalyzer:
         while current is not None and current not in self._branch_cache:
             chain.append(current)
             current = self.semantic.parent(current)
-        if current is None:
-            result = self.module_base() if self.module_base is not None else EVERYWHERE
-        else:
-            result = self._branch_cache[current]
+        result = self.module_branch if current is None else self._branch_cache[current]
         for child in reversed(chain):
             parent = self.semantic.parent(child)
             if parent is not None:
@@ -350,6 +362,24 @@ class GateAnalyzer:
         if known is not None:
             return known.on_rocm is False
         return self._written_branch(node).on_rocm is False or self.branch(node).on_rocm is False
+
+    def gate_off_rocm(self, node: ast.AST) -> ast.AST | None:
+        """For `check --verbose`: the node whose condition keeps `node` off ROCm, from the branches `never_on_rocm`
+        worked out (nothing is computed anew): the outermost `if`, def (its skips and callers), expression or
+        statement list that does; the module when where it runs decides (its importers, what it imports, its
+        folder); None when no branch known for `node` says so."""
+        chain: list[ast.AST] = []
+        current: ast.AST | None = node
+        while current is not None:
+            chain.append(current)
+            current = self.semantic.parent(current)
+        for child in reversed(chain[:-1]):
+            known = self._branch_cache.get(child) or self._written_cache.get(child)
+            if known is not None and known.on_rocm is False:
+                parent = self.semantic.parent(child)
+                decided_by_module = parent is self.semantic.module and self.module_branch.on_rocm is False
+                return self.semantic.module if decided_by_module else parent
+        return None
 
     def _known_branch(self, node: ast.AST) -> Branch:
         full = self._branch_cache.get(node)
@@ -1620,9 +1650,25 @@ class GateAnalyzer:
                 resolved = self._binding_value(binding, func.id, depth + 1, called=True)
                 if resolved.is_vendor_test:
                     return resolved
+                runtime = self._runtime_name_probe(call, binding)
+                if runtime is not None:
+                    return runtime
             if func.id in _NVIDIA_METHODS:
                 return NVIDIA
         return self._convention(name, func)
+
+    def _runtime_name_probe(self, call: ast.Call, binding: Binding) -> Vendor | None:
+        """`_device_usable("cuda")` where the file also calls `_device_usable("rocm")`: a def of the file asked
+        about each runtime by name keeps them apart, so its "cuda" is NVIDIA's (a compiler's targets, TVM's
+        `tvm.device("cuda")` beside `tvm.device("rocm")`): never true on ROCm, and its "rocm" never true on
+        NVIDIA. None unless the call names one runtime and the file names the other to the same def."""
+        asked = _runtime_name(call)
+        if asked is None or binding.kind != "function" or not isinstance(binding.definition, FUNCTION_DEFS):
+            return None
+        other = _ROCM_RUNTIME if asked == _NVIDIA_RUNTIME else _NVIDIA_RUNTIME
+        if not any(_runtime_name(sibling) == other for sibling in self.references.calls_of(binding.definition)):
+            return None
+        return OFF_ROCM if asked == _NVIDIA_RUNTIME else OFF_NVIDIA
 
     def _registry_test(self, call: ast.Call) -> Vendor | None:
         """`is_extension_available("quanto_cuda")`: a registry lookup (`def f(name): return name in REGISTRY`) of
@@ -1960,6 +2006,20 @@ def _requirement_with_rocm_counterpart(binding: Binding) -> Vendor | None:
     }
     imported = set(binding.scope.imports.values())
     return NVIDIA if any(f"{module}.{counterpart}" in imported for counterpart in counterparts) else None
+
+
+def _runtime_name(call: ast.Call) -> str | None:
+    """The runtime a one-argument call names (`f("cuda")`, `f("ROCm")`), as `_NVIDIA_RUNTIME` or
+    `_ROCM_RUNTIME`; None for any other call."""
+    if len(call.args) != 1 or call.keywords:
+        return None
+    name = _string(call.args[0])
+    if name is None:
+        return None
+    name = name.lower()
+    if name == _NVIDIA_RUNTIME:
+        return name
+    return _ROCM_RUNTIME if name in _ROCM_TARGET_NAMES else None
 
 
 def _is_skip_decorator(decorator: ast.AST) -> bool:

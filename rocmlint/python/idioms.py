@@ -425,6 +425,8 @@ def handled_by_try(ctx: PythonContext, node: ast.AST, caught: frozenset[str]) ->
     return False
 
 
+# The method a class's construction runs.
+_CONSTRUCTOR = "__init__"
 # How many defs up a failure may be followed to the `try:` that catches it.
 MAX_CALLER_LEVELS = 4
 
@@ -444,12 +446,83 @@ def handled_by_callers(ctx: PythonContext, node: ast.AST, caught: frozenset[str]
     if isinstance(owner, ast.ClassDef):
         if ctx.parent(owner) is not ctx.semantic.module or not function.name.startswith("_"):
             return False
+        if function.name == _CONSTRUCTOR:
+            return _constructions_handled(ctx, owner, caught, levels + 1)
     elif owner is not ctx.semantic.module or not called_only_here(ctx, function.name):
         return False
     uses = ctx.references.uses_of(function)
     return bool(uses) and all(
         isinstance(use, ast.Call) and handled_by_callers(ctx, use, caught, levels + 1) for use in uses
     )
+
+
+def _constructions_handled(ctx: PythonContext, cls: ast.ClassDef, caught: frozenset[str], levels: int) -> bool:
+    """Every construction of a class no other module may use is handled (`handled_by_callers`): a call of the class,
+    or the class as a record of a list of backends tried in turn (`for name, backend in [("NVML", NvmlBackend),
+    ("sysfs", SysfsBackend)]: try: backend() except Exception: continue`): its constructor's failure reaches the
+    fallback."""
+    if not called_only_here(ctx, cls.name):
+        return False
+    uses = ctx.references.uses_of(cls)
+    return bool(uses) and all(_construction_handled(ctx, use, caught, levels) for use in uses)
+
+
+def _construction_handled(ctx: PythonContext, use: ast.expr, caught: frozenset[str], levels: int) -> bool:
+    if isinstance(use, ast.Call):
+        return handled_by_callers(ctx, use, caught, levels)
+    calls = _calls_of_tried_record(ctx, use)
+    return bool(calls) and all(handled_by_callers(ctx, call, caught, levels) for call in calls)
+
+
+def _calls_of_tried_record(ctx: PythonContext, use: ast.expr) -> list[ast.Call]:
+    """The calls of the loop variable a `for` over a list of records (a name bound once to a list or tuple literal, or
+    the literal itself) binds to `use`, an element of a record or a record; none when the list is read any other way
+    or the element is not bound to a name of its own."""
+    position: int | None = None
+    record: ast.expr = use
+    parent = ctx.parent(use)
+    if isinstance(parent, ast.Tuple) and isinstance(ctx.parent(parent), (ast.List, ast.Tuple)):
+        position, record = parent.elts.index(use), parent
+    records = ctx.parent(record)
+    if not isinstance(records, (ast.List, ast.Tuple)):
+        return []
+    loops = _loops_over(ctx, records)
+    calls: list[ast.Call] = []
+    for loop in loops:
+        target = loop.target
+        if position is not None:
+            if not isinstance(target, ast.Tuple) or position >= len(target.elts):
+                return []
+            target = target.elts[position]
+        if not isinstance(target, ast.Name):
+            return []
+        calls.extend(
+            node
+            for statement in loop.body
+            for node in ast.walk(statement)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == target.id
+        )
+    return calls if loops else []
+
+
+def _loops_over(ctx: PythonContext, records: ast.List | ast.Tuple) -> list[ast.For]:
+    """The `for` loops over `records`, directly or through a name bound only to it in the same scope; none when the
+    name is read any other way (returned, passed on)."""
+    holder = ctx.parent(records)
+    if isinstance(holder, ast.For) and holder.iter is records:
+        return [holder]
+    if not (isinstance(holder, ast.Assign) and len(holder.targets) == 1 and isinstance(holder.targets[0], ast.Name)):
+        return []
+    name = holder.targets[0].id
+    scope = ctx.semantic.enclosing_scope_node(holder)
+    binding = ctx.semantic.lookup_in(scope, name)
+    if binding is None or binding.single is not records:
+        return []
+    reads = [read for read in ctx.references.reads(name) if ctx.semantic.enclosing_scope_node(read) is scope]
+    loops = [ctx.parent(read) for read in reads]
+    if not all(isinstance(loop, ast.For) and loop.iter is read for loop, read in zip(loops, reads, strict=True)):
+        return []
+    return [loop for loop in loops if isinstance(loop, ast.For)]
 
 
 def called_only_here(ctx: PythonContext, name: str) -> bool:

@@ -1125,6 +1125,7 @@ class ModuleReach:
         self._entries: dict[str, Answer] = {}
         self._answers: dict[str, dict[str, Answer]] = {vendor: {} for vendor in _VENDORS}
         self._dispatches: dict[str, Answer] = {}  # NVIDIA-named folder -> whether the project chooses its sibling
+        self._twin_suites: dict[str, Answer] = {}  # NVIDIA-named folder -> `_twin_tests`
 
     def base(self, path: str) -> tuple[Branch, frozenset[str]]:
         """Where the module at `path` can run at all, and the files (importers) that answer came from. A
@@ -1167,7 +1168,31 @@ class ModuleReach:
         if nvidia not in self._dispatches:
             self._dispatches[nvidia] = self._dispatched(nvidia, rocm)
         dispatched, files = self._dispatches[nvidia]
+        if not dispatched and self.index.imports_everywhere(path) and self._imported_only_within(path, nvidia):
+            if nvidia not in self._twin_suites:
+                self._twin_suites[nvidia] = self._twin_tests(nvidia, rocm)
+            dispatched, files = self._twin_suites[nvidia]
         return (_NVIDIA_ONLY if dispatched else EVERYWHERE), files
+
+    def _imported_only_within(self, path: str, folder: str) -> bool:
+        """No module outside `folder` imports the module at `path` (a helper the ROCm suite shares runs there too)."""
+        return all(importer.startswith(folder + os.sep) for importer in self.index.importers_of(path))
+
+    def _twin_tests(self, nvidia: str, rocm: tuple[str, ...]) -> Answer:
+        """The NVIDIA-named folder and a ROCm-named sibling each hold a test file of the same name at the same place
+        (`test/nvidia/test_all_to_all.py` and `test/amd/test_all_to_all.py`): the project keeps one test suite per
+        vendor, and runs the ROCm folder's on ROCm. The pair found, as the files that decided it."""
+        tests = {
+            os.path.relpath(path, nvidia): path
+            for path in self.index.finder.files
+            if path.startswith(nvidia + os.sep) and self.index.imports_everywhere(path)
+        }
+        for folder in rocm:
+            for relative, path in sorted(tests.items()):
+                twin = os.path.join(folder, relative)
+                if twin in self.index.finder.files and self.index.imports_everywhere(twin):
+                    return True, frozenset((path, twin))
+        return False, frozenset()
 
     def _dispatched(self, nvidia: str, rocm: tuple[str, ...]) -> Answer:
         """Some module outside the folders imports a module of a ROCm one under a ROCm-only gate and one of the

@@ -1,4 +1,8 @@
-"""Follows `from pkg.env import is_hip` into the scanned tree, so project-wide ROCm flags are understood."""
+"""Follows `from pkg.env import is_hip` into the scanned tree, so project-wide ROCm flags are understood.
+
+A name is looked for from the importer's package root, its folder and the project root, then in the folders holding
+the packages the root's pyproject.toml builds from below the root (`wheel.packages = ["python/pkg"]`): a test at
+`tests/` imports `pkg` as installed."""
 
 from __future__ import annotations
 
@@ -45,6 +49,9 @@ _NEIGHBOURS_KEPT = 8
 
 # How many modules away `read_only_off_rocm` asks the importers of an importer where its defs and classes run.
 _IMPORTER_READ_DEPTH = 1
+_PYPROJECT = "pyproject.toml"
+# A quoted relative path in pyproject.toml (`"python/pkg"`): a package folder when one is there.
+_QUOTED_PATH = re.compile(rb'"([\w.\-]+(?:/[\w.\-]+)+)"')
 # A module can only define a vendor test if it mentions one of these.
 _VENDOR_BYTES = (b"hip", b"rocm", b"ROCM", b"HIP", b"cuda", b"amd", b"AMD", b"nvidia")
 # `import *` (after `from m`); the word boundary before `import` is checked apart (`_holds_star_import`).
@@ -88,6 +95,7 @@ class ProjectIndex:
         self._analyzers: _Recent[tuple[Path, frozenset[str], Path | None, int | None], GateAnalyzer | None]
         self._analyzers = _Recent(_NEIGHBOURS_KEPT)
         self._semantics: _Recent[Path, Semantic | None] = _Recent(_NEIGHBOURS_KEPT)
+        self._package_roots: dict[Path, tuple[Path, ...]] = {}  # pyproject.toml -> `_declared_package_roots`
         self._reaches: dict[tuple[str, frozenset[str]], ModuleReach] = {}
         # (importer, guards) -> imported -> the importer's import nodes of it
         self._import_sites: dict[tuple[str, frozenset[str]], dict[str, list[ast.AST]]] = {}
@@ -408,8 +416,20 @@ class ProjectIndex:
         roots: tuple[Path, ...] = (root, Path(os.path.abspath(path)).parent)
         if project_root is not None and Path(os.path.abspath(project_root)) not in roots:
             roots = (*roots, Path(os.path.abspath(project_root)))
+        if project_root is not None:
+            roots = (*roots, *(folder for folder in self._declared_package_roots(project_root) if folder not in roots))
         guards = self.rocm_guards if rocm_guards is None else rocm_guards
         return ProjectResolver(self, roots, guards, project_root)
+
+    def _declared_package_roots(self, project_root: Path) -> tuple[Path, ...]:
+        """The folders holding the packages the root's pyproject.toml builds from a folder below the root (scikit-build's
+        `wheel.packages = ["python/pkg"]`, hatch's `packages`): the project's own imports of `pkg` find them there, as
+        installed. Read once per root."""
+        pyproject = Path(os.path.abspath(project_root)) / _PYPROJECT
+        self.note_files([str(pyproject)])
+        if pyproject not in self._package_roots:
+            self._package_roots[pyproject] = _package_parents(pyproject.parent, read_small_file(str(pyproject)))
+        return self._package_roots[pyproject]
 
     def resolve(
         self,
@@ -716,6 +736,16 @@ def _module_name(path: str) -> str:
     """The last part of the name the module at `path` is imported by (a package's `__init__.py`: its folder's)."""
     file = Path(path)
     return file.parent.name if file.stem == "__init__" else file.stem
+
+
+def _package_parents(root: Path, pyproject: bytes | None) -> tuple[Path, ...]:
+    """The folders below `root` holding a package (a folder with `__init__.py`) that `pyproject` names by its path."""
+    parents: list[Path] = []
+    for match in _QUOTED_PATH.finditer(pyproject or b""):
+        folder = root / match.group(1).decode("utf-8", "replace")
+        if (folder / "__init__.py").is_file() and folder.parent != root and folder.parent not in parents:
+            parents.append(folder.parent)
+    return tuple(parents)
 
 
 def _find_module(parts: list[str], roots: list[Path]) -> Path | None:
