@@ -178,3 +178,32 @@ def test_a_nested_project_declaring_the_cuda_language_names_nvidia_sources():
     optional = "project(ex LANGUAGES CXX)\nadd_library(cpu src/cpu.cc)\nif(EX_CUDA)\n  enable_language(CUDA)\nendif()\n"
     facts = cmake_facts("/r/examples/ex/CMakeLists.txt", optional, "/r")
     assert {(s.pattern, s.vendor) for s in facts.sources} == {("src/cpu.cc", None)}
+
+
+_WHOLE_FILE_TREE = {
+    "configure.ac": "AM_CONDITIONAL([HAVE_CUDA], [test x$cuda_happy != xno])\n",
+    "Makefile.am": "SUBDIRS = src/cuda src/rocm src/common\n",
+    # Every statement of the module's Makefile.am sits in `if HAVE_CUDA`: what the folder holds is built, and its
+    # headers installed, only where configure found CUDA.
+    "src/cuda/Makefile.am": "if HAVE_CUDA\nSUBDIRS = . ipc\nlib_LTLIBRARIES = libx_cuda.la\n"
+    "libx_cuda_la_SOURCES = cuda_md.c\nnobase_dist_libx_cuda_la_HEADERS = ipc/ipc.cuh\nendif\n",
+    "src/cuda/cuda_md.c": "int f(void) { return 0; }\n",
+    "src/cuda/ipc/ipc.cuh": "#include <cuda_runtime.h>\n__device__ void g() { __syncwarp(); }\n",
+    "src/rocm/Makefile.am": "if HAVE_ROCM\nlib_LTLIBRARIES = libx_rocm.la\nlibx_rocm_la_SOURCES = rocm_md.c\nendif\n",
+    "src/rocm/rocm_md.c": "int f(void) { return 0; }\n",
+    # A statement outside the conditional (headers the folder ships whatever the vendor): no vendor's folder.
+    "src/common/Makefile.am": "noinst_HEADERS = dev.cuh\nif HAVE_CUDA\nlibc_la_SOURCES = c.c\nendif\n",
+    "src/common/dev.cuh": "#include <cuda_runtime.h>\n__device__ void g() { __syncwarp(); }\n",
+}
+
+
+def test_a_makefile_am_wholly_in_one_vendors_conditional_makes_its_folder_that_vendors(tmp_path):
+    facts = makefile_facts(
+        "/r/src/cuda/Makefile.am", _WHOLE_FILE_TREE["src/cuda/Makefile.am"], "/r", automake_conditionals={}
+    )
+    assert [(s.pattern, s.vendor, s.line) for s in facts.sources if s.pattern == "**"] == [("**", "nvidia", 2)]
+    common = makefile_facts("/r/src/common/Makefile.am", _WHOLE_FILE_TREE["src/common/Makefile.am"], "/r")
+    assert not [s for s in common.sources if s.pattern == "**"]
+    root = write_tree(tmp_path / "proj", _WHOLE_FILE_TREE)
+    assert _codes(root, "src/cuda/ipc/ipc.cuh") == []
+    assert _codes(root, "src/common/dev.cuh") != []

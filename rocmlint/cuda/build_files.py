@@ -1870,12 +1870,27 @@ def cmake_source_functions(texts: Iterable[str]) -> SourceFunctions:
                 passes_arguments_to[current].add(name)
                 if _placed_in_a_folder(arguments, arguments_seen):
                     under_own_folder.add(current)
+                if derived := _variable_derived(name, arguments):
+                    # `get_filename_component(__name "${file}" ABSOLUTE)`: `${__name}` is the argument, made absolute.
+                    arguments_seen = re.compile(rf"{arguments_seen.pattern}|\$\{{{re.escape(derived)}\}}")
     appending = _CMAKE_SOURCE_COMMANDS | {"set_property"}
     found = {function for function, commands in passes_arguments_to.items() if commands & appending}
     # A wrapper that hands its arguments to a source function is one too (to a fixed point: wrappers of wrappers).
     while wrappers := {f for f, commands in passes_arguments_to.items() if f not in found and commands & found}:
         found |= wrappers
     return SourceFunctions(frozenset(found), frozenset(under_own_folder & found))
+
+
+def _variable_derived(command: str, arguments: str) -> str:
+    """The variable a command of a function body sets from the arguments it reads (`get_filename_component(OUT
+    ${file} ABSOLUTE)`, `set(OUT ${file})`, `list(APPEND OUT ${file})`): a name, "" when it sets none or one the
+    caller names (`set(${VAR} ...)`)."""
+    words = arguments.split()
+    if command == "list":
+        written = words[1] if len(words) > 1 and words[0] in ("APPEND", "PREPEND", "INSERT") else ""
+    else:
+        written = words[0] if command in ("set", "get_filename_component") and words else ""
+    return written if re.fullmatch(r"\w+", written) else ""
 
 
 def _placed_in_a_folder(arguments: str, arguments_seen: re.Pattern[str]) -> bool:
@@ -2256,14 +2271,32 @@ def makefile_facts(
     defines += _hipconfig_defines(path, text)
     variable_vendors = vendors_reading(lines, recipes, blocks_by_line, read_elsewhere)
     make_vendor = file_vendor or _nvcc_only(hip, nvcc, hipified)
+    sources = _make_source_sets(path, lines, blocks_by_line, variable_vendors, make_vendor)
     return BuildFacts(
         tuple(defines),
-        sources=_make_source_sets(path, lines, blocks_by_line, variable_vendors, make_vendor),
+        sources=sources + _automake_folder(path, lines, automake, blocks_by_line),
         cuda_language=nvcc,
         hipify_folders=tuple(hipified.items()),
         make_source_lists=_make_source_list(path, lines),
         hipify_tool=hipify_tool_run(path, text),
     )
+
+
+def _automake_folder(
+    path: str,
+    lines: list[tuple[int, str]],
+    automake: Mapping[int, tuple[str, tuple[str | None, str | None]]],
+    vendors: Mapping[int, str | None],
+) -> tuple[SourceSet, ...]:
+    """The folder of an automake input whose every statement sits in one vendor's conditional arms (`if HAVE_CUDA`
+    around the whole `Makefile.am`: a module built only where configure found CUDA), as that vendor's folder
+    (`**`): its sources, the headers it installs and its `SUBDIRS` are built only there, as a CMake folder added only
+    under `if(USE_CUDA)` is."""
+    statements = [(line, logical) for line, logical in lines if logical.strip() and line not in automake]
+    found = {vendors.get(line) for line, _ in statements}
+    if not statements or len(found) != 1 or None in found:
+        return ()
+    return (SourceSet("**", found.pop(), path, statements[0][0]),)
 
 
 def _enter_automake_line(blocks: list[list[str | None]], kind: str, arms: tuple[str | None, str | None]) -> None:
