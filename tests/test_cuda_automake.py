@@ -6,7 +6,13 @@ WITH_NVIDIA_GPU` in a `Makefile.am`, configure's `AM_CONDITIONAL`, an arm linkin
 from __future__ import annotations
 
 from rocmlint.cuda.automake import automake_conditional_vendors
-from rocmlint.cuda.build_files import cmake_dependent_cuda_options, cmake_facts, makefile_facts, vendor_of_words
+from rocmlint.cuda.build_files import (
+    cmake_cuda_only_options,
+    cmake_dependent_cuda_options,
+    cmake_facts,
+    makefile_facts,
+    vendor_of_words,
+)
 from rocmlint.cuda.project import project_root
 from tests.test_cuda_project import _codes, write_tree
 
@@ -207,3 +213,42 @@ def test_a_makefile_am_wholly_in_one_vendors_conditional_makes_its_folder_that_v
     root = write_tree(tmp_path / "proj", _WHOLE_FILE_TREE)
     assert _codes(root, "src/cuda/ipc/ipc.cuh") == []
     assert _codes(root, "src/common/dev.cuh") != []
+
+
+_BACKEND_VALUE_CMAKE = """
+project(fft LANGUAGES CXX)
+set(XYZ_BACKEND 0 CACHE STRING "0 - Vulkan, 1 - CUDA, 2 - HIP")
+if(${XYZ_BACKEND} EQUAL 1)
+  option(build_vendor_bench "Build the vendor FFT benchmark" ON)
+else()
+  option(build_vendor_bench "Build the vendor FFT benchmark" OFF)
+endif()
+add_executable(fft main.cpp)
+if(${XYZ_BACKEND} EQUAL 2)
+  find_package(hip)
+  target_link_libraries(fft PUBLIC hip::host)
+endif()
+if(build_vendor_bench)
+  find_package(CUDA 9.0 REQUIRED)
+  enable_language(CUDA)
+  add_library(bench STATIC bench/cufft_bench.cu)
+endif()
+"""
+
+
+def test_an_option_enabling_cuda_in_a_project_building_rocm_through_hips_package_is_nvidias(tmp_path):
+    # The ROCm build finds HIP's package (`find_package(hip)`, `hip::host`) instead of enabling CMake's HIP language:
+    # the benchmark option's block enables CUDA alone, so its sources are NVIDIA's.
+    files = {
+        "CMakeLists.txt": _BACKEND_VALUE_CMAKE,
+        "main.cpp": "int main() { return 0; }\n",
+        "bench/cufft_bench.cu": "#include <cufft.h>\n#include <cuda_runtime.h>\nint b() { return 0; }\n",
+    }
+    root = write_tree(tmp_path / "with_hip", files)
+    assert cmake_cuda_only_options([_BACKEND_VALUE_CMAKE]) == {"build_vendor_bench"}
+    assert _codes(root, "bench/cufft_bench.cu") == []
+    # Without any ROCm build the benchmark is code to port.
+    no_hip = _BACKEND_VALUE_CMAKE.replace("find_package(hip)", "").replace("hip::host", "fft_vendor")
+    root = write_tree(tmp_path / "no_hip", {**files, "CMakeLists.txt": no_hip})
+    assert cmake_cuda_only_options([no_hip]) == set()
+    assert _codes(root, "bench/cufft_bench.cu") != []

@@ -928,6 +928,9 @@ _CMAKE_MODULE_COMMANDS = frozenset(
     {"python_add_library", "python3_add_library", "pybind11_add_module", "nanobind_add_module"}
 )
 _HIP_LANGUAGE = re.compile(r"enable_language\s*\(\s*HIP\b|\bhip_add_(?:library|executable)\b|LANGUAGES?[^)]*\bHIP\b")
+# HIP's CMake package, which a ROCm build finds (`find_package(hip)`) and links (`hip::host`) to compile HIP sources
+# with hipcc or HIP-Clang without CMake's HIP language.
+_HIP_PACKAGE = re.compile(r"\bfind_package\s*\(\s*hip\b|\bhip::(?:host|device)\b", re.IGNORECASE)
 _CUDA_LANGUAGE = re.compile(
     r"enable_language\s*\(\s*CUDA\b|\bcuda_add_(?:library|executable)\b|LANGUAGES?[^)]*\bCUDA\b"
 )
@@ -1137,6 +1140,9 @@ def cmake_facts(
         tuple(sources),
         hip_language=hip,
         cuda_language=cuda,
+        # A file finding or linking HIP's package (`find_package(hip)`, `hip::host`) builds for ROCm without CMake's
+        # HIP language (hipcc as the C++ compiler).
+        rocm_branches=(path,) if _HIP_PACKAGE.search(text) else (),
         hipify=_hipify_evidence(path, text),
         hipify_tool=hipify_tool_run(path, text),
         include_folders=tuple(include_folders),
@@ -1620,15 +1626,16 @@ class _OptionArm:
 
 def cmake_cuda_only_options(texts: Iterable[str]) -> frozenset[str]:
     """The options (`if(TPL_ENABLE_CUDALIB)`, tested alone) that switch on the CUDA build, in a project whose CMake
-    files enable HIP in blocks of their own: some block of the option enables the CUDA language as one of its own
+    files build HIP in blocks of their own: some block of the option enables the CUDA language as one of its own
     commands, or does nothing but set CUDA up (`check_language(CUDA)`, then `enable_language(CUDA)` inside
     `if(CMAKE_CUDA_COMPILER)`: every command of its first arm names NVIDIA or reports, every `if()` in it probes
-    NVIDIA), and no block of the option, in any file, enables HIP. A source list under the option in another CMake
+    NVIDIA), and no block of the option, in any file, enables HIP (its language, or HIP's package a ROCm build finds
+    without it: `find_package(hip)`, `hip::host`). A source list under the option in another CMake
     file (`if(TPL_ENABLE_CUDALIB) list(APPEND sources cuda/k.cu)`) is then NVIDIA's, as one in an `if(USE_CUDA)`
     block is. A block that also adds a folder or sets a neutral switch (`if(BUILD_TESTS) add_subdirectory(test)`,
     with a CUDA probe inside) is no CUDA switch."""
     texts = list(texts)
-    if not any(_HIP_LANGUAGE.search(text) for text in texts):
+    if not any(_HIP_LANGUAGE.search(text) or _HIP_PACKAGE.search(text) for text in texts):
         return frozenset()
     cuda_blocks: set[str] = set()
     hip_blocks: set[str] = set()
@@ -1715,7 +1722,7 @@ def _note_languages(stack: list[_OptionArm], command: str) -> None:
     """Record the languages `command` enables in every open block whose first arm holds it: as enabled there, and as
     probed when every block between is in an NVIDIA arm."""
     languages = {"CUDA"} if _CUDA_LANGUAGE.search(command) else set()
-    languages |= {"HIP"} if _HIP_LANGUAGE.search(command) else set()
+    languages |= {"HIP"} if _HIP_LANGUAGE.search(command) or _HIP_PACKAGE.search(command) else set()
     if not languages:
         return
     for index, block in enumerate(stack):
