@@ -252,3 +252,68 @@ def test_an_option_enabling_cuda_in_a_project_building_rocm_through_hips_package
     root = write_tree(tmp_path / "no_hip", {**files, "CMakeLists.txt": no_hip})
     assert cmake_cuda_only_options([no_hip]) == set()
     assert _codes(root, "bench/cufft_bench.cu") != []
+
+
+_PATTERN_RULES_MAKEFILE = """
+CUDA_FILES := $(wildcard *cuda_test.cu)
+VENDORLIB_FILES := $(wildcard *vendorlib_test.cu)
+APPS = $(shell find . -maxdepth 1 -name "*vendorlib.cu")
+%cuda_test.x: %cuda_test.cu
+\t$(NVCC) -o ./$@ $< $(NVCCFLAGS)
+%vendorlib_test.x: %vendorlib_test.cu | gtest
+\t$(NVCC) -o ./$@ $< $(NVCCFLAGS) $(VENDORLIBFLAGS)
+%vendorlib.x: %vendorlib.cu
+\t$(NVCC) -o ./$@ $< $(NVCCFLAGS) $(VENDORLIBFLAGS)
+%hip_test.x: %cuda_test.cu
+\t$(HIPCC) -o ./$@ $< $(HIPCCFLAGS)
+"""
+
+
+def test_sources_only_nvcc_pattern_rules_compile_are_nvidias(tmp_path):
+    # `%vendorlib_test.x: %vendorlib_test.cu` runs nvcc alone: the tests its wildcard lists (and the files a
+    # `$(shell find ...)` lists for `%vendorlib.x`) are NVIDIA's; `*cuda_test.cu` is compiled by nvcc and by hipcc
+    # (`%hip_test.x: %cuda_test.cu`), whatever the vendor.
+    vendors = _vendors("/r/tests/Makefile", _PATTERN_RULES_MAKEFILE)
+    assert vendors["*vendorlib_test.cu"] == "nvidia"
+    assert vendors["*vendorlib.cu"] == "nvidia"
+    assert vendors["*cuda_test.cu"] is None
+    root = write_tree(
+        tmp_path / "proj",
+        {
+            "CMakeLists.txt": "project(x LANGUAGES CXX HIP)\nadd_library(x x.hip)\n",
+            "x.hip": _HIP_SOURCE,
+            "tests/Makefile": _PATTERN_RULES_MAKEFILE,
+            "tests/k_vendorlib_test.cu": '#include "../lib/vendorlib_sim.h"\n',
+            "tests/k_vendorlib.cu": '#include "../lib/vendorlib_sim.h"\n',
+            "tests/k_cuda_test.cu": _CUDA_SOURCE,
+            "lib/vendorlib_sim.h": "#include <cublas_v2.h>\n",
+        },
+    )
+    assert _codes(root, "tests/k_vendorlib_test.cu") == []
+    assert _codes(root, "lib/vendorlib_sim.h") == []  # included only by those tests
+    assert _codes(root, "tests/k_cuda_test.cu") != []
+
+
+def test_a_configured_switch_copying_a_package_found_only_in_the_cuda_arm_is_nvidias(tmp_path):
+    # `set(XYZ_HAS_CUTENSOR ${cuTENSOR_FOUND})` in the CUDA arm: `#cmakedefine XYZ_HAS_CUTENSOR` defines it in the
+    # NVIDIA build only, and `if(XYZ_HAS_CUTENSOR)` blocks are NVIDIA's.
+    cmake = (
+        "project(x LANGUAGES CXX)\nif(XYZ_HAS_ROCM)\n  enable_language(HIP)\nendif()\n"
+        "if(XYZ_HAS_CUDA)\n  enable_language(CUDA)\n  find_package(cuTENSOR)\n"
+        "  set(XYZ_HAS_CUTENSOR ${cuTENSOR_FOUND})\nendif()\n"
+        "set(XYZ_HAS_MPI ${MPI_FOUND})\n"
+        "add_library(x main.cpp)\nif(XYZ_HAS_CUTENSOR)\n  add_executable(t tensor_test.cpp)\nendif()\n"
+    )
+    facts = cmake_facts("/r/CMakeLists.txt", cmake, "/r", configured=frozenset({"XYZ_HAS_CUTENSOR", "XYZ_HAS_MPI"}))
+    assert [(d.name, d.vendor) for d in facts.defines] == [("XYZ_HAS_CUTENSOR", "nvidia")]  # not the unvendored copy
+    root = write_tree(
+        tmp_path / "proj",
+        {
+            "CMakeLists.txt": cmake,
+            "config.h.in": "#cmakedefine XYZ_HAS_CUTENSOR\n",
+            "main.cpp": '#include "config.h"\n#ifdef XYZ_HAS_CUTENSOR\n#include "tensor_support.hpp"\n#endif\n',
+            "tensor_test.cpp": '#include "tensor_support.hpp"\n',
+            "tensor_support.hpp": "#include <cuda_runtime.h>\n#include <cutensor.h>\n",
+        },
+    )
+    assert _codes(root, "tensor_support.hpp") == []

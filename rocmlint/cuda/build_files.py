@@ -1341,6 +1341,16 @@ def configure_header_macros(text: str) -> frozenset[str]:
     return frozenset(_CMAKEDEFINE.findall(text))
 
 
+def _found_flag(values: list[str]) -> bool:
+    """Whether `set(VAR <value>)` copies a package's found flag (`${cuTENSOR_FOUND}`): in one vendor's arm
+    (`if(XYZ_HAS_CUDA) find_package(cuTENSOR) set(XYZ_HAS_CUTENSOR ${cuTENSOR_FOUND})`), VAR is true only where
+    that vendor's build found the package, so `if(VAR)` blocks run in that build alone."""
+    return bool(values) and _FOUND_FLAG.fullmatch(values[0]) is not None
+
+
+_FOUND_FLAG = re.compile(r'"?\$\{\w+_FOUND\}"?')
+
+
 def _cmake_true(values: list[str]) -> bool:
     """Whether `set(VAR <value>)` makes VAR true for `#cmakedefine VAR`: CMake's false constants are not."""
     if not values:
@@ -1738,8 +1748,9 @@ def _note_languages(stack: list[_OptionArm], command: str) -> None:
 def cmake_switches_off_on_rocm(texts: Iterable[str]) -> frozenset[str]:
     """The switches a ROCm build leaves off: options a project declares off by default where it builds HIP and
     on (or from another option) elsewhere (`if(GPU_PLATFORM STREQUAL "HIP") option(BUILD_X "..." off) else()
-    option(BUILD_X "..." on)`), and variables it sets on only where it builds for NVIDIA (`if(HIP_PLATFORM STREQUAL
-    "nvcc") set(SOLVER_AVAILABLE TRUE)`), never declared an option elsewhere."""
+    option(BUILD_X "..." on)`), and variables it sets on, or to a package's found flag, only where it builds for
+    NVIDIA (`if(HIP_PLATFORM STREQUAL "nvcc") set(SOLVER_AVAILABLE TRUE)`, `if(XYZ_HAS_CUDA) find_package(cuTENSOR)
+    set(XYZ_HAS_CUTENSOR ${cuTENSOR_FOUND})`), never declared an option elsewhere."""
     defaults: dict[str, set[tuple[str | None, bool]]] = {}  # option -> (vendor of the arm declaring it, off)
     switched_on: dict[str, set[str | None]] = {}  # variable -> the vendors of the arms setting it on
     for text in texts:
@@ -1767,7 +1778,11 @@ def cmake_switches_off_on_rocm(texts: Iterable[str]) -> frozenset[str]:
                 value = words[position].strip('"').upper() if len(words) > position else ""
                 if name == "option" and len(words) >= 2:
                     defaults.setdefault(words[0], set()).add((vendor, value in ("", "OFF", "FALSE", "NO", "0")))
-                elif name == "set" and len(words) == 2 and value in ("ON", "TRUE", "YES", "1"):
+                elif (
+                    name == "set"
+                    and len(words) == 2
+                    and (value in ("ON", "TRUE", "YES", "1") or _found_flag(words[1:]))
+                ):
                     switched_on.setdefault(words[0], set()).add(vendor)
     off_by_default = {
         option
@@ -2279,6 +2294,7 @@ def makefile_facts(
     variable_vendors = vendors_reading(lines, recipes, blocks_by_line, read_elsewhere)
     make_vendor = file_vendor or _nvcc_only(hip, nvcc, hipified)
     sources = _make_source_sets(path, lines, blocks_by_line, variable_vendors, make_vendor)
+    sources = _compiled_by_one_vendors_rules(sources, _pattern_rule_vendors(lines, recipes))
     return BuildFacts(
         tuple(defines),
         sources=sources + _automake_folder(path, lines, automake, blocks_by_line),
@@ -2343,7 +2359,7 @@ def _make_source_sets(
         assignment = MAKE_ASSIGNMENT.match(logical)
         variable_vendor = variable_vendors.get(assignment.group(1)) if assignment is not None else None
         vendor = vendors.get(line) or make_vendor
-        for pattern in _MAKE_WILDCARD.findall(logical):
+        for pattern in [*_MAKE_WILDCARD.findall(logical), *_found_by_shell(logical)]:
             found += [
                 (SourceSet(word, vendor, path, line), variable_vendor) for word in pattern.split() if "$" not in word
             ]
@@ -2359,6 +2375,78 @@ def _make_source_sets(
     if compiling:
         sets.append(SourceSet("*.cu", "nvidia", path, compiling))
     return tuple(sets)
+
+
+def _pattern_rule_vendors(lines: list[tuple[int, str]], recipes: frozenset[int]) -> list[tuple[str, str | None]]:
+    """(prerequisite glob, vendor of the compilers its recipe runs) of each pattern rule making a target from a source
+    (`%custatevec_test.x: %custatevec_test.cu` then `$(NVCC) -o $@ $<`: `*custatevec_test.cu`, NVIDIA), its `%`
+    as `*`; the vendor None when the recipe runs a host compiler, both vendors' or none."""
+    rules: list[tuple[list[str], set[str | None]]] = []  # per pattern rule: its prerequisite globs, its compilers
+    for line, logical in lines:
+        if line in recipes and rules:
+            if _HIPCC.search(logical) or _NVCC.search(logical):
+                rules[-1][1].add(_recipe_vendor(logical))
+            elif _HOST_COMPILER.search(logical):
+                rules[-1][1].add(None)
+        elif logical.strip() and line not in recipes:
+            match = _PATTERN_PREREQUISITES.match(logical)
+            words = match.group(1).split() if match is not None and MAKE_ASSIGNMENT.match(logical) is None else []
+            globs = [w.replace("%", "*").removeprefix("./") for w in words if "%" in w and "$" not in w]
+            rules.append(([glob for glob in globs if glob.endswith(_SOURCE_SUFFIXES)], set()))
+    return [(glob, next(iter(vendors)) if len(vendors) == 1 else None) for globs, vendors in rules for glob in globs]
+
+
+# A recipe running a host C or C++ compiler (`$(CXX) -o $@ $<`, `g++`).
+_HOST_COMPILER = re.compile(r"\$[({](?:CXX|CC)[)}]|\b(?:g\+\+|gcc|clang\+\+|clang|c\+\+)\b")
+# A pattern rule's prerequisites: `%.x: %.cu`, `out/%.o: src/%.cc | dir` (what follows `|` is order-only).
+_PATTERN_PREREQUISITES = re.compile(r"^[^\s:=#]*%[^\s:=]*\s*:(?![:=])([^|;]*)")
+
+
+def _compiled_by_one_vendors_rules(
+    sources: tuple[SourceSet, ...], rules: list[tuple[str, str | None]]
+) -> tuple[SourceSet, ...]:
+    """`sources`, those of no vendor yet that the Makefile's pattern rules compile only with one vendor's compiler
+    (`$(wildcard *custatevec_test.cu)`, which only `%custatevec_test.x: %custatevec_test.cu` and its nvcc recipe may
+    compile) that vendor's: every rule whose prerequisite glob may match a file of theirs runs it."""
+    if not rules:
+        return sources
+    found: list[SourceSet] = []
+    for listed in sources:
+        vendors = {vendor for glob, vendor in rules if _globs_may_meet(listed.pattern.removeprefix("./"), glob)}
+        only = next(iter(vendors)) if len(vendors) == 1 else None
+        found.append(replace(listed, vendor=only) if listed.vendor is None and only is not None else listed)
+    return tuple(found)
+
+
+def _globs_may_meet(first: str, second: str) -> bool:
+    """Whether some path may match both globs (`*` anywhere, make's `%` as `*`): a plain path matching the other,
+    or two single-`*` globs whose fixed starts and ends agree (`*custatevec_test.cu` and `*cuda_test.cu` do not).
+    Globs with several `*` may always meet."""
+    if first.count("*") > 1 or second.count("*") > 1:
+        return True
+    if "*" not in first or "*" not in second:
+        plain, glob = (first, second) if "*" not in first else (second, first)
+        head, _, tail = glob.partition("*")
+        return plain == glob if "*" not in glob else plain.startswith(head) and plain[len(head) :].endswith(tail)
+    head1, _, tail1 = first.partition("*")
+    head2, _, tail2 = second.partition("*")
+    heads = head1.startswith(head2) or head2.startswith(head1)
+    return heads and (tail1.endswith(tail2) or tail2.endswith(tail1))
+
+
+def _found_by_shell(logical: str) -> Iterator[str]:
+    """The source globs a `$(shell find DIR -name 'PAT')` lists (`DIR/**/PAT`; `DIR/PAT` with `-maxdepth 1`)."""
+    for folder, options in _MAKE_FIND.findall(logical):
+        name = _FIND_NAME.search(options)
+        if name is None or not name.group(1).endswith(_SOURCE_SUFFIXES):
+            continue
+        folder = "" if folder.strip("./") == "" else folder.rstrip("/") + "/"
+        yield folder + ("" if _FIND_ONE_LEVEL.search(options) else "**/") + name.group(1)
+
+
+_MAKE_FIND = re.compile(r"\$[({]shell\s+find\s+([^\s)}]+)([^)}]*)[)}]")
+_FIND_NAME = re.compile(r"""-name\s+["']?([^\s"')]+)""")
+_FIND_ONE_LEVEL = re.compile(r"-maxdepth\s+1\b")
 
 
 # The patterns of make's `$(filter-out PATTERNS,TEXT)`: the files a list takes out, not ones it compiles.
