@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from rocmlint.cuda.automake import automake_conditional_vendors
 from rocmlint.cuda.build_files import (
+    _globs_may_meet,
     cmake_cuda_only_options,
     cmake_dependent_cuda_options,
     cmake_facts,
@@ -317,3 +318,12 @@ def test_a_configured_switch_copying_a_package_found_only_in_the_cuda_arm_is_nvi
         },
     )
     assert _codes(root, "tensor_support.hpp") == []
+
+
+def test_make_globs_meet_when_a_path_may_match_both():
+    assert _globs_may_meet("*vendorlib_test.cu", "*_test.cu")  # every vendorlib test is a test
+    assert not _globs_may_meet("*vendorlib_test.cu", "*cuda_test.cu")
+    assert _globs_may_meet("k_cuda_test.cu", "*cuda_test.cu")
+    assert not _globs_may_meet("k.cc", "*.cu")
+    assert not _globs_may_meet("k.cu", "j.cu")
+    assert _globs_may_meet("src/*/k*.cu", "lib/*.cu")  # several wildcards: assumed to meet

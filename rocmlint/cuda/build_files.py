@@ -2424,10 +2424,12 @@ def _globs_may_meet(first: str, second: str) -> bool:
     Globs with several `*` may always meet."""
     if first.count("*") > 1 or second.count("*") > 1:
         return True
+    if "*" not in first and "*" not in second:
+        return first == second
     if "*" not in first or "*" not in second:
         plain, glob = (first, second) if "*" not in first else (second, first)
         head, _, tail = glob.partition("*")
-        return plain == glob if "*" not in glob else plain.startswith(head) and plain[len(head) :].endswith(tail)
+        return len(plain) >= len(head) + len(tail) and plain.startswith(head) and plain.endswith(tail)
     head1, _, tail1 = first.partition("*")
     head2, _, tail2 = second.partition("*")
     heads = head1.startswith(head2) or head2.startswith(head1)
