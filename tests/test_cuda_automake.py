@@ -1,7 +1,9 @@
 """Sources only the CUDA build compiles, as the build files decide them: automake conditionals (`if
 WITH_NVIDIA_GPU` in a `Makefile.am`, configure's `AM_CONDITIONAL`, an arm linking CUDA's libraries), automake's
-`EXTRA_DIST`, a nested nvcc-only CMake project, per-vendor twin projects side by side, CMake's quoted parentheses and
-`NOTFOUND` comparisons (rocmlint/cuda/automake.py, rocmlint/cuda/build_files.py, rocmlint/cuda/project.py)."""
+`EXTRA_DIST`, a `Makefile.am` wholly in one vendor's arms, make pattern rules only nvcc runs, a nested nvcc-only CMake
+project, per-vendor twin projects side by side, CMake's quoted parentheses and `NOTFOUND` comparisons, HIP's CMake
+package, configured switches copying a package's found flag (rocmlint/cuda/automake.py, rocmlint/cuda/build_files.py,
+rocmlint/cuda/project.py)."""
 
 from __future__ import annotations
 
