@@ -1,12 +1,21 @@
 """Sources only the CUDA build compiles, as the build files decide them: automake conditionals (`if
 WITH_NVIDIA_GPU` in a `Makefile.am`, configure's `AM_CONDITIONAL`, an arm linking CUDA's libraries), automake's
-`EXTRA_DIST`, a nested nvcc-only CMake project, per-vendor twin projects side by side, CMake's quoted parentheses and
-`NOTFOUND` comparisons (rocmlint/cuda/automake.py, rocmlint/cuda/build_files.py, rocmlint/cuda/project.py)."""
+`EXTRA_DIST`, a `Makefile.am` wholly in one vendor's arms, make pattern rules only nvcc runs, a nested nvcc-only CMake
+project, per-vendor twin projects side by side, CMake's quoted parentheses and `NOTFOUND` comparisons, HIP's CMake
+package, configured switches copying a package's found flag (rocmlint/cuda/automake.py, rocmlint/cuda/build_files.py,
+rocmlint/cuda/project.py)."""
 
 from __future__ import annotations
 
 from rocmlint.cuda.automake import automake_conditional_vendors
-from rocmlint.cuda.build_files import cmake_dependent_cuda_options, cmake_facts, makefile_facts, vendor_of_words
+from rocmlint.cuda.build_files import (
+    _globs_may_meet,
+    cmake_cuda_only_options,
+    cmake_dependent_cuda_options,
+    cmake_facts,
+    makefile_facts,
+    vendor_of_words,
+)
 from rocmlint.cuda.project import project_root
 from tests.test_cuda_project import _codes, write_tree
 
@@ -178,3 +187,145 @@ def test_a_nested_project_declaring_the_cuda_language_names_nvidia_sources():
     optional = "project(ex LANGUAGES CXX)\nadd_library(cpu src/cpu.cc)\nif(EX_CUDA)\n  enable_language(CUDA)\nendif()\n"
     facts = cmake_facts("/r/examples/ex/CMakeLists.txt", optional, "/r")
     assert {(s.pattern, s.vendor) for s in facts.sources} == {("src/cpu.cc", None)}
+
+
+_WHOLE_FILE_TREE = {
+    "configure.ac": "AM_CONDITIONAL([HAVE_CUDA], [test x$cuda_happy != xno])\n",
+    "Makefile.am": "SUBDIRS = src/cuda src/rocm src/common\n",
+    # Every statement of the module's Makefile.am sits in `if HAVE_CUDA`: what the folder holds is built, and its
+    # headers installed, only where configure found CUDA.
+    "src/cuda/Makefile.am": "if HAVE_CUDA\nSUBDIRS = . ipc\nlib_LTLIBRARIES = libx_cuda.la\n"
+    "libx_cuda_la_SOURCES = cuda_md.c\nnobase_dist_libx_cuda_la_HEADERS = ipc/ipc.cuh\nendif\n",
+    "src/cuda/cuda_md.c": "int f(void) { return 0; }\n",
+    "src/cuda/ipc/ipc.cuh": "#include <cuda_runtime.h>\n__device__ void g() { __syncwarp(); }\n",
+    "src/rocm/Makefile.am": "if HAVE_ROCM\nlib_LTLIBRARIES = libx_rocm.la\nlibx_rocm_la_SOURCES = rocm_md.c\nendif\n",
+    "src/rocm/rocm_md.c": "int f(void) { return 0; }\n",
+    # A statement outside the conditional (headers the folder ships whatever the vendor): no vendor's folder.
+    "src/common/Makefile.am": "noinst_HEADERS = dev.cuh\nif HAVE_CUDA\nlibc_la_SOURCES = c.c\nendif\n",
+    "src/common/dev.cuh": "#include <cuda_runtime.h>\n__device__ void g() { __syncwarp(); }\n",
+}
+
+
+def test_a_makefile_am_wholly_in_one_vendors_conditional_makes_its_folder_that_vendors(tmp_path):
+    facts = makefile_facts(
+        "/r/src/cuda/Makefile.am", _WHOLE_FILE_TREE["src/cuda/Makefile.am"], "/r", automake_conditionals={}
+    )
+    assert [(s.pattern, s.vendor, s.line) for s in facts.sources if s.pattern == "**"] == [("**", "nvidia", 2)]
+    common = makefile_facts("/r/src/common/Makefile.am", _WHOLE_FILE_TREE["src/common/Makefile.am"], "/r")
+    assert not [s for s in common.sources if s.pattern == "**"]
+    root = write_tree(tmp_path / "proj", _WHOLE_FILE_TREE)
+    assert _codes(root, "src/cuda/ipc/ipc.cuh") == []
+    assert _codes(root, "src/common/dev.cuh") != []
+
+
+_BACKEND_VALUE_CMAKE = """
+project(fft LANGUAGES CXX)
+set(XYZ_BACKEND 0 CACHE STRING "0 - Vulkan, 1 - CUDA, 2 - HIP")
+if(${XYZ_BACKEND} EQUAL 1)
+  option(build_vendor_bench "Build the vendor FFT benchmark" ON)
+else()
+  option(build_vendor_bench "Build the vendor FFT benchmark" OFF)
+endif()
+add_executable(fft main.cpp)
+if(${XYZ_BACKEND} EQUAL 2)
+  find_package(hip)
+  target_link_libraries(fft PUBLIC hip::host)
+endif()
+if(build_vendor_bench)
+  find_package(CUDA 9.0 REQUIRED)
+  enable_language(CUDA)
+  add_library(bench STATIC bench/cufft_bench.cu)
+endif()
+"""
+
+
+def test_an_option_enabling_cuda_in_a_project_building_rocm_through_hips_package_is_nvidias(tmp_path):
+    # The ROCm build finds HIP's package (`find_package(hip)`, `hip::host`) instead of enabling CMake's HIP language:
+    # the benchmark option's block enables CUDA alone, so its sources are NVIDIA's.
+    files = {
+        "CMakeLists.txt": _BACKEND_VALUE_CMAKE,
+        "main.cpp": "int main() { return 0; }\n",
+        "bench/cufft_bench.cu": "#include <cufft.h>\n#include <cuda_runtime.h>\nint b() { return 0; }\n",
+    }
+    root = write_tree(tmp_path / "with_hip", files)
+    assert cmake_cuda_only_options([_BACKEND_VALUE_CMAKE]) == {"build_vendor_bench"}
+    assert _codes(root, "bench/cufft_bench.cu") == []
+    # Without any ROCm build the benchmark is code to port.
+    no_hip = _BACKEND_VALUE_CMAKE.replace("find_package(hip)", "").replace("hip::host", "fft_vendor")
+    root = write_tree(tmp_path / "no_hip", {**files, "CMakeLists.txt": no_hip})
+    assert cmake_cuda_only_options([no_hip]) == set()
+    assert _codes(root, "bench/cufft_bench.cu") != []
+
+
+_PATTERN_RULES_MAKEFILE = """
+CUDA_FILES := $(wildcard *cuda_test.cu)
+VENDORLIB_FILES := $(wildcard *vendorlib_test.cu)
+APPS = $(shell find . -maxdepth 1 -name "*vendorlib.cu")
+%cuda_test.x: %cuda_test.cu
+\t$(NVCC) -o ./$@ $< $(NVCCFLAGS)
+%vendorlib_test.x: %vendorlib_test.cu | gtest
+\t$(NVCC) -o ./$@ $< $(NVCCFLAGS) $(VENDORLIBFLAGS)
+%vendorlib.x: %vendorlib.cu
+\t$(NVCC) -o ./$@ $< $(NVCCFLAGS) $(VENDORLIBFLAGS)
+%hip_test.x: %cuda_test.cu
+\t$(HIPCC) -o ./$@ $< $(HIPCCFLAGS)
+"""
+
+
+def test_sources_only_nvcc_pattern_rules_compile_are_nvidias(tmp_path):
+    # `%vendorlib_test.x: %vendorlib_test.cu` runs nvcc alone: the tests its wildcard lists (and the files a
+    # `$(shell find ...)` lists for `%vendorlib.x`) are NVIDIA's; `*cuda_test.cu` is compiled by nvcc and by hipcc
+    # (`%hip_test.x: %cuda_test.cu`), whatever the vendor.
+    vendors = _vendors("/r/tests/Makefile", _PATTERN_RULES_MAKEFILE)
+    assert vendors["*vendorlib_test.cu"] == "nvidia"
+    assert vendors["*vendorlib.cu"] == "nvidia"
+    assert vendors["*cuda_test.cu"] is None
+    root = write_tree(
+        tmp_path / "proj",
+        {
+            "CMakeLists.txt": "project(x LANGUAGES CXX HIP)\nadd_library(x x.hip)\n",
+            "x.hip": _HIP_SOURCE,
+            "tests/Makefile": _PATTERN_RULES_MAKEFILE,
+            "tests/k_vendorlib_test.cu": '#include "../lib/vendorlib_sim.h"\n',
+            "tests/k_vendorlib.cu": '#include "../lib/vendorlib_sim.h"\n',
+            "tests/k_cuda_test.cu": _CUDA_SOURCE,
+            "lib/vendorlib_sim.h": "#include <cublas_v2.h>\n",
+        },
+    )
+    assert _codes(root, "tests/k_vendorlib_test.cu") == []
+    assert _codes(root, "lib/vendorlib_sim.h") == []  # included only by those tests
+    assert _codes(root, "tests/k_cuda_test.cu") != []
+
+
+def test_a_configured_switch_copying_a_package_found_only_in_the_cuda_arm_is_nvidias(tmp_path):
+    # `set(XYZ_HAS_CUTENSOR ${cuTENSOR_FOUND})` in the CUDA arm: `#cmakedefine XYZ_HAS_CUTENSOR` defines it in the
+    # NVIDIA build only, and `if(XYZ_HAS_CUTENSOR)` blocks are NVIDIA's.
+    cmake = (
+        "project(x LANGUAGES CXX)\nif(XYZ_HAS_ROCM)\n  enable_language(HIP)\nendif()\n"
+        "if(XYZ_HAS_CUDA)\n  enable_language(CUDA)\n  find_package(cuTENSOR)\n"
+        "  set(XYZ_HAS_CUTENSOR ${cuTENSOR_FOUND})\nendif()\n"
+        "set(XYZ_HAS_MPI ${MPI_FOUND})\n"
+        "add_library(x main.cpp)\nif(XYZ_HAS_CUTENSOR)\n  add_executable(t tensor_test.cpp)\nendif()\n"
+    )
+    facts = cmake_facts("/r/CMakeLists.txt", cmake, "/r", configured=frozenset({"XYZ_HAS_CUTENSOR", "XYZ_HAS_MPI"}))
+    assert [(d.name, d.vendor) for d in facts.defines] == [("XYZ_HAS_CUTENSOR", "nvidia")]  # not the unvendored copy
+    root = write_tree(
+        tmp_path / "proj",
+        {
+            "CMakeLists.txt": cmake,
+            "config.h.in": "#cmakedefine XYZ_HAS_CUTENSOR\n",
+            "main.cpp": '#include "config.h"\n#ifdef XYZ_HAS_CUTENSOR\n#include "tensor_support.hpp"\n#endif\n',
+            "tensor_test.cpp": '#include "tensor_support.hpp"\n',
+            "tensor_support.hpp": "#include <cuda_runtime.h>\n#include <cutensor.h>\n",
+        },
+    )
+    assert _codes(root, "tensor_support.hpp") == []
+
+
+def test_make_globs_meet_when_a_path_may_match_both():
+    assert _globs_may_meet("*vendorlib_test.cu", "*_test.cu")  # every vendorlib test is a test
+    assert not _globs_may_meet("*vendorlib_test.cu", "*cuda_test.cu")
+    assert _globs_may_meet("k_cuda_test.cu", "*cuda_test.cu")
+    assert not _globs_may_meet("k.cc", "*.cu")
+    assert not _globs_may_meet("k.cu", "j.cu")
+    assert _globs_may_meet("src/*/k*.cu", "lib/*.cu")  # several wildcards: assumed to meet

@@ -414,8 +414,9 @@ def test_an_option_is_no_cuda_switch_when_its_block_does_more_or_hip_is_built_no
             "  enable_language(HIP)\n",
             "  enable_language(HIP)\n  if (TPL_ENABLE_GPULIB)\n    enable_language(HIP)\n  endif()\n",
         ),
-        # No block of the project builds HIP: nothing tells the option from a general GPU switch.
-        top.replace("  enable_language(HIP)\n", ""),
+        # No block of the project builds HIP (neither its language nor its package): nothing tells the option from a
+        # general GPU switch.
+        top.replace("  find_package(hip CONFIG REQUIRED)\n", "").replace("  enable_language(HIP)\n", ""),
         # The probe enabling CUDA sits in a neutral block of the option's block.
         top.replace("if(CMAKE_CUDA_COMPILER)", "if(BUILD_FAST)"),
     ):

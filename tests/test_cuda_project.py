@@ -1223,6 +1223,51 @@ def test_cmake_macros_handing_a_named_parameter_to_a_target_list_sources(tmp_pat
     assert _codes(root, "examples/plain.cpp") == [("ROC204", 1)]
 
 
+def test_a_macro_making_its_arguments_absolute_into_the_callers_list_lists_sources(tmp_path):
+    """A macro that makes each argument absolute (`get_filename_component(__name ${file} ABSOLUTE)`), appends the
+    result to a list and hands the list to the caller's variable lists sources: a call under `if(XYZ_HAVE_CUDA)`
+    names NVIDIA's sources. One only printing what it derived lists nothing."""
+    module = """
+        macro(set_full_path VAR)
+          unset(__tmp_names)
+          foreach(filename ${ARGN})
+            get_filename_component(__name "${filename}" ABSOLUTE)
+            list(APPEND __tmp_names "${__name}")
+          endforeach()
+          set(${VAR} "${__tmp_names}")
+        endmacro()
+        macro(show_full_path)
+          foreach(filename ${ARGN})
+            get_filename_component(__name "${filename}" ABSOLUTE)
+            message(STATUS "${__name}")
+          endforeach()
+        endmacro()
+        """
+    assert cmake_source_functions([textwrap.dedent(module)]).names == {"set_full_path"}
+    device = (
+        "if(XYZ_HAVE_CUDA)\n  set_full_path(THIS_DIR_SOURCES CUDA.cpp GPU.cpp)\nendif()\n"
+        "if(XYZ_HAVE_ROCM)\n  set_full_path(THIS_DIR_SOURCES GPU.cpp ROCm.cpp)\nendif()\n"
+        'set(SOURCES "${SOURCES}" "${THIS_DIR_SOURCES}" PARENT_SCOPE)\n'
+    )
+    root = write_tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": module + "project(demo LANGUAGES CXX)\nif(XYZ_HAVE_ROCM)\n  enable_language(HIP)\n"
+            "elseif(XYZ_HAVE_CUDA)\n  enable_language(CUDA)\nendif()\nadd_subdirectory(device)\nadd_library(demo ${SOURCES})\n",
+            "device/CMakeLists.txt": device,
+            "device/CUDA.cpp": "#include <cuda_runtime.h>\nint f() { return 0; }\n",
+            "device/GPU.cpp": "#include <cuda_runtime.h>\nint g() { return 0; }\n",
+            "device/ROCm.cpp": "#include <hip/hip_runtime.h>\nint f() { return 0; }\n",
+        },
+    )
+    project = CudaProject.build(root)
+    assert project.view(str(root / "device/CUDA.cpp")).base_evidence == (
+        "device/CMakeLists.txt:2: the build compiles it for NVIDIA only"
+    )
+    assert _codes(root, "device/CUDA.cpp") == []
+    assert _codes(root, "device/GPU.cpp") == [("ROC204", 1)]  # listed for both vendors
+
+
 def test_a_source_function_placing_its_arguments_in_a_folder_of_its_own_names_files_there(tmp_path):
     # `register_backend(cuda CUDA CudaBackend.cu)` lists `src/cuda/CudaBackend.cu`: the body spells the folder, the
     # call only the file's name, which names the project file ending so. Listed for NVIDIA only, ROCm never builds it;

@@ -928,6 +928,9 @@ _CMAKE_MODULE_COMMANDS = frozenset(
     {"python_add_library", "python3_add_library", "pybind11_add_module", "nanobind_add_module"}
 )
 _HIP_LANGUAGE = re.compile(r"enable_language\s*\(\s*HIP\b|\bhip_add_(?:library|executable)\b|LANGUAGES?[^)]*\bHIP\b")
+# HIP's CMake package, which a ROCm build finds (`find_package(hip)`) and links (`hip::host`) to compile HIP sources
+# with hipcc or HIP-Clang without CMake's HIP language.
+_HIP_PACKAGE = re.compile(r"\bfind_package\s*\(\s*hip\b|\bhip::(?:host|device)\b", re.IGNORECASE)
 _CUDA_LANGUAGE = re.compile(
     r"enable_language\s*\(\s*CUDA\b|\bcuda_add_(?:library|executable)\b|LANGUAGES?[^)]*\bCUDA\b"
 )
@@ -1137,6 +1140,9 @@ def cmake_facts(
         tuple(sources),
         hip_language=hip,
         cuda_language=cuda,
+        # A file finding or linking HIP's package (`find_package(hip)`, `hip::host`) builds for ROCm without CMake's
+        # HIP language (hipcc as the C++ compiler).
+        rocm_branches=(path,) if _HIP_PACKAGE.search(text) else (),
         hipify=_hipify_evidence(path, text),
         hipify_tool=hipify_tool_run(path, text),
         include_folders=tuple(include_folders),
@@ -1333,6 +1339,16 @@ def configure_header_macros(text: str) -> frozenset[str]:
     declares with `#cmakedefine NAME` (or `#cmakedefine01 NAME`): defined in the header (as 1) when the CMake
     variable NAME is true."""
     return frozenset(_CMAKEDEFINE.findall(text))
+
+
+def _found_flag(values: list[str]) -> bool:
+    """Whether `set(VAR <value>)` copies a package's found flag (`${cuTENSOR_FOUND}`): in one vendor's arm
+    (`if(XYZ_HAS_CUDA) find_package(cuTENSOR) set(XYZ_HAS_CUTENSOR ${cuTENSOR_FOUND})`), VAR is true only where
+    that vendor's build found the package, so `if(VAR)` blocks run in that build alone."""
+    return bool(values) and _FOUND_FLAG.fullmatch(values[0]) is not None
+
+
+_FOUND_FLAG = re.compile(r'"?\$\{\w+_FOUND\}"?')
 
 
 def _cmake_true(values: list[str]) -> bool:
@@ -1620,15 +1636,16 @@ class _OptionArm:
 
 def cmake_cuda_only_options(texts: Iterable[str]) -> frozenset[str]:
     """The options (`if(TPL_ENABLE_CUDALIB)`, tested alone) that switch on the CUDA build, in a project whose CMake
-    files enable HIP in blocks of their own: some block of the option enables the CUDA language as one of its own
+    files build HIP in blocks of their own: some block of the option enables the CUDA language as one of its own
     commands, or does nothing but set CUDA up (`check_language(CUDA)`, then `enable_language(CUDA)` inside
     `if(CMAKE_CUDA_COMPILER)`: every command of its first arm names NVIDIA or reports, every `if()` in it probes
-    NVIDIA), and no block of the option, in any file, enables HIP. A source list under the option in another CMake
+    NVIDIA), and no block of the option, in any file, enables HIP (its language, or HIP's package a ROCm build finds
+    without it: `find_package(hip)`, `hip::host`). A source list under the option in another CMake
     file (`if(TPL_ENABLE_CUDALIB) list(APPEND sources cuda/k.cu)`) is then NVIDIA's, as one in an `if(USE_CUDA)`
     block is. A block that also adds a folder or sets a neutral switch (`if(BUILD_TESTS) add_subdirectory(test)`,
     with a CUDA probe inside) is no CUDA switch."""
     texts = list(texts)
-    if not any(_HIP_LANGUAGE.search(text) for text in texts):
+    if not any(_HIP_LANGUAGE.search(text) or _HIP_PACKAGE.search(text) for text in texts):
         return frozenset()
     cuda_blocks: set[str] = set()
     hip_blocks: set[str] = set()
@@ -1715,7 +1732,7 @@ def _note_languages(stack: list[_OptionArm], command: str) -> None:
     """Record the languages `command` enables in every open block whose first arm holds it: as enabled there, and as
     probed when every block between is in an NVIDIA arm."""
     languages = {"CUDA"} if _CUDA_LANGUAGE.search(command) else set()
-    languages |= {"HIP"} if _HIP_LANGUAGE.search(command) else set()
+    languages |= {"HIP"} if _HIP_LANGUAGE.search(command) or _HIP_PACKAGE.search(command) else set()
     if not languages:
         return
     for index, block in enumerate(stack):
@@ -1731,8 +1748,9 @@ def _note_languages(stack: list[_OptionArm], command: str) -> None:
 def cmake_switches_off_on_rocm(texts: Iterable[str]) -> frozenset[str]:
     """The switches a ROCm build leaves off: options a project declares off by default where it builds HIP and
     on (or from another option) elsewhere (`if(GPU_PLATFORM STREQUAL "HIP") option(BUILD_X "..." off) else()
-    option(BUILD_X "..." on)`), and variables it sets on only where it builds for NVIDIA (`if(HIP_PLATFORM STREQUAL
-    "nvcc") set(SOLVER_AVAILABLE TRUE)`), never declared an option elsewhere."""
+    option(BUILD_X "..." on)`), and variables it sets on, or to a package's found flag, only where it builds for
+    NVIDIA (`if(HIP_PLATFORM STREQUAL "nvcc") set(SOLVER_AVAILABLE TRUE)`, `if(XYZ_HAS_CUDA) find_package(cuTENSOR)
+    set(XYZ_HAS_CUTENSOR ${cuTENSOR_FOUND})`), never declared an option elsewhere."""
     defaults: dict[str, set[tuple[str | None, bool]]] = {}  # option -> (vendor of the arm declaring it, off)
     switched_on: dict[str, set[str | None]] = {}  # variable -> the vendors of the arms setting it on
     for text in texts:
@@ -1760,7 +1778,11 @@ def cmake_switches_off_on_rocm(texts: Iterable[str]) -> frozenset[str]:
                 value = words[position].strip('"').upper() if len(words) > position else ""
                 if name == "option" and len(words) >= 2:
                     defaults.setdefault(words[0], set()).add((vendor, value in ("", "OFF", "FALSE", "NO", "0")))
-                elif name == "set" and len(words) == 2 and value in ("ON", "TRUE", "YES", "1"):
+                elif (
+                    name == "set"
+                    and len(words) == 2
+                    and (value in ("ON", "TRUE", "YES", "1") or _found_flag(words[1:]))
+                ):
                     switched_on.setdefault(words[0], set()).add(vendor)
     off_by_default = {
         option
@@ -1870,12 +1892,27 @@ def cmake_source_functions(texts: Iterable[str]) -> SourceFunctions:
                 passes_arguments_to[current].add(name)
                 if _placed_in_a_folder(arguments, arguments_seen):
                     under_own_folder.add(current)
+                if derived := _variable_derived(name, arguments):
+                    # `get_filename_component(__name "${file}" ABSOLUTE)`: `${__name}` is the argument, made absolute.
+                    arguments_seen = re.compile(rf"{arguments_seen.pattern}|\$\{{{re.escape(derived)}\}}")
     appending = _CMAKE_SOURCE_COMMANDS | {"set_property"}
     found = {function for function, commands in passes_arguments_to.items() if commands & appending}
     # A wrapper that hands its arguments to a source function is one too (to a fixed point: wrappers of wrappers).
     while wrappers := {f for f, commands in passes_arguments_to.items() if f not in found and commands & found}:
         found |= wrappers
     return SourceFunctions(frozenset(found), frozenset(under_own_folder & found))
+
+
+def _variable_derived(command: str, arguments: str) -> str:
+    """The variable a command of a function body sets from the arguments it reads (`get_filename_component(OUT
+    ${file} ABSOLUTE)`, `set(OUT ${file})`, `list(APPEND OUT ${file})`): a name, "" when it sets none or one the
+    caller names (`set(${VAR} ...)`)."""
+    words = arguments.split()
+    if command == "list":
+        written = words[1] if len(words) > 1 and words[0] in ("APPEND", "PREPEND", "INSERT") else ""
+    else:
+        written = words[0] if command in ("set", "get_filename_component") and words else ""
+    return written if re.fullmatch(r"\w+", written) else ""
 
 
 def _placed_in_a_folder(arguments: str, arguments_seen: re.Pattern[str]) -> bool:
@@ -2256,14 +2293,33 @@ def makefile_facts(
     defines += _hipconfig_defines(path, text)
     variable_vendors = vendors_reading(lines, recipes, blocks_by_line, read_elsewhere)
     make_vendor = file_vendor or _nvcc_only(hip, nvcc, hipified)
+    sources = _make_source_sets(path, lines, blocks_by_line, variable_vendors, make_vendor)
+    sources = _compiled_by_one_vendors_rules(sources, _pattern_rule_vendors(lines, recipes))
     return BuildFacts(
         tuple(defines),
-        sources=_make_source_sets(path, lines, blocks_by_line, variable_vendors, make_vendor),
+        sources=sources + _automake_folder(path, lines, automake, blocks_by_line),
         cuda_language=nvcc,
         hipify_folders=tuple(hipified.items()),
         make_source_lists=_make_source_list(path, lines),
         hipify_tool=hipify_tool_run(path, text),
     )
+
+
+def _automake_folder(
+    path: str,
+    lines: list[tuple[int, str]],
+    automake: Mapping[int, tuple[str, tuple[str | None, str | None]]],
+    vendors: Mapping[int, str | None],
+) -> tuple[SourceSet, ...]:
+    """The folder of an automake input whose every statement sits in one vendor's conditional arms (`if HAVE_CUDA`
+    around the whole `Makefile.am`: a module built only where configure found CUDA), as that vendor's folder
+    (`**`): its sources, the headers it installs and its `SUBDIRS` are built only there, as a CMake folder added only
+    under `if(USE_CUDA)` is."""
+    statements = [(line, logical) for line, logical in lines if logical.strip() and line not in automake]
+    found = {vendors.get(line) for line, _ in statements}
+    if not statements or len(found) != 1 or None in found:
+        return ()
+    return (SourceSet("**", found.pop(), path, statements[0][0]),)
 
 
 def _enter_automake_line(blocks: list[list[str | None]], kind: str, arms: tuple[str | None, str | None]) -> None:
@@ -2303,7 +2359,7 @@ def _make_source_sets(
         assignment = MAKE_ASSIGNMENT.match(logical)
         variable_vendor = variable_vendors.get(assignment.group(1)) if assignment is not None else None
         vendor = vendors.get(line) or make_vendor
-        for pattern in _MAKE_WILDCARD.findall(logical):
+        for pattern in [*_MAKE_WILDCARD.findall(logical), *_found_by_shell(logical)]:
             found += [
                 (SourceSet(word, vendor, path, line), variable_vendor) for word in pattern.split() if "$" not in word
             ]
@@ -2319,6 +2375,80 @@ def _make_source_sets(
     if compiling:
         sets.append(SourceSet("*.cu", "nvidia", path, compiling))
     return tuple(sets)
+
+
+def _pattern_rule_vendors(lines: list[tuple[int, str]], recipes: frozenset[int]) -> list[tuple[str, str | None]]:
+    """(prerequisite glob, vendor of the compilers its recipe runs) of each pattern rule making a target from a source
+    (`%custatevec_test.x: %custatevec_test.cu` then `$(NVCC) -o $@ $<`: `*custatevec_test.cu`, NVIDIA), its `%`
+    as `*`; the vendor None when the recipe runs a host compiler, both vendors' or none."""
+    rules: list[tuple[list[str], set[str | None]]] = []  # per pattern rule: its prerequisite globs, its compilers
+    for line, logical in lines:
+        if line in recipes and rules:
+            if _HIPCC.search(logical) or _NVCC.search(logical):
+                rules[-1][1].add(_recipe_vendor(logical))
+            elif _HOST_COMPILER.search(logical):
+                rules[-1][1].add(None)
+        elif logical.strip() and line not in recipes:
+            match = _PATTERN_PREREQUISITES.match(logical)
+            words = match.group(1).split() if match is not None and MAKE_ASSIGNMENT.match(logical) is None else []
+            globs = [w.replace("%", "*").removeprefix("./") for w in words if "%" in w and "$" not in w]
+            rules.append(([glob for glob in globs if glob.endswith(_SOURCE_SUFFIXES)], set()))
+    return [(glob, next(iter(vendors)) if len(vendors) == 1 else None) for globs, vendors in rules for glob in globs]
+
+
+# A recipe running a host C or C++ compiler (`$(CXX) -o $@ $<`, `g++`).
+_HOST_COMPILER = re.compile(r"\$[({](?:CXX|CC)[)}]|\b(?:g\+\+|gcc|clang\+\+|clang|c\+\+)\b")
+# A pattern rule's prerequisites: `%.x: %.cu`, `out/%.o: src/%.cc | dir` (what follows `|` is order-only).
+_PATTERN_PREREQUISITES = re.compile(r"^[^\s:=#]*%[^\s:=]*\s*:(?![:=])([^|;]*)")
+
+
+def _compiled_by_one_vendors_rules(
+    sources: tuple[SourceSet, ...], rules: list[tuple[str, str | None]]
+) -> tuple[SourceSet, ...]:
+    """`sources`, those of no vendor yet that the Makefile's pattern rules compile only with one vendor's compiler
+    (`$(wildcard *custatevec_test.cu)`, which only `%custatevec_test.x: %custatevec_test.cu` and its nvcc recipe may
+    compile) that vendor's: every rule whose prerequisite glob may match a file of theirs runs it."""
+    if not rules:
+        return sources
+    found: list[SourceSet] = []
+    for listed in sources:
+        vendors = {vendor for glob, vendor in rules if _globs_may_meet(listed.pattern.removeprefix("./"), glob)}
+        only = next(iter(vendors)) if len(vendors) == 1 else None
+        found.append(replace(listed, vendor=only) if listed.vendor is None and only is not None else listed)
+    return tuple(found)
+
+
+def _globs_may_meet(first: str, second: str) -> bool:
+    """Whether some path may match both globs (`*` anywhere, make's `%` as `*`): a plain path matching the other,
+    or two single-`*` globs whose fixed starts and ends agree (`*custatevec_test.cu` and `*cuda_test.cu` do not).
+    Globs with several `*` may always meet."""
+    if first.count("*") > 1 or second.count("*") > 1:
+        return True
+    if "*" not in first and "*" not in second:
+        return first == second
+    if "*" not in first or "*" not in second:
+        plain, glob = (first, second) if "*" not in first else (second, first)
+        head, _, tail = glob.partition("*")
+        return len(plain) >= len(head) + len(tail) and plain.startswith(head) and plain.endswith(tail)
+    head1, _, tail1 = first.partition("*")
+    head2, _, tail2 = second.partition("*")
+    heads = head1.startswith(head2) or head2.startswith(head1)
+    return heads and (tail1.endswith(tail2) or tail2.endswith(tail1))
+
+
+def _found_by_shell(logical: str) -> Iterator[str]:
+    """The source globs a `$(shell find DIR -name 'PAT')` lists (`DIR/**/PAT`; `DIR/PAT` with `-maxdepth 1`)."""
+    for folder, options in _MAKE_FIND.findall(logical):
+        name = _FIND_NAME.search(options)
+        if name is None or not name.group(1).endswith(_SOURCE_SUFFIXES):
+            continue
+        folder = "" if folder.strip("./") == "" else folder.rstrip("/") + "/"
+        yield folder + ("" if _FIND_ONE_LEVEL.search(options) else "**/") + name.group(1)
+
+
+_MAKE_FIND = re.compile(r"\$[({]shell\s+find\s+([^\s)}]+)([^)}]*)[)}]")
+_FIND_NAME = re.compile(r"""-name\s+["']?([^\s"')]+)""")
+_FIND_ONE_LEVEL = re.compile(r"-maxdepth\s+1\b")
 
 
 # The patterns of make's `$(filter-out PATTERNS,TEXT)`: the files a list takes out, not ones it compiles.
