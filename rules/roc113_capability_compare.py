@@ -57,7 +57,7 @@ class CapabilityCompare(Rule):
     (`major >= 9`) or of a test that stops on ROCm anyway, but not `skipif(cap != (9, 0))` (runs on MI250); a def
     returning only floats by arch (a speed prior: `if major >= 9: return 5.0`); an early return of an effect-free probe
     that answers False on ROCm whatever the test picks (it then imports an NVIDIA-only package); `major >= 8` only
-    picking bf16 (the dtype, a flag or def named for it) or a torch SDPA backend: every AMD GPU has them.
+    picking bf16, an SDPA backend or FlashAttention 2 (or a flag or def named for it), or only turning TF32 on.
 
     ## Why is this bad on ROCm?
     HIP reports the gfx IP version as the "compute capability": MI250 (gfx90a) is (9, 0), MI300X (gfx942) (9, 4), MI355X
@@ -88,8 +88,7 @@ class CapabilityCompare(Rule):
     (`torch.cuda.get_device_properties(0).gcnArchName.split(":")[0]`, vLLM's `on_mi3xx()`).
 
     ## Fix safety
-    Safe: on NVIDIA `_IS_ROCM` is false and the original comparison is kept verbatim; ROCm takes the fallback branch,
-    which may need an explicit gfx-based path."""
+    Safe: NVIDIA keeps the comparison verbatim (`_IS_ROCM` is false); ROCm takes the fallback (maybe a gfx path)."""
 
     code = "ROC113"
     name = "capability-compare"
@@ -222,6 +221,7 @@ CapabilityCompare.valid = (
         same_arch = torch.cuda.get_device_capability(0) == torch.cuda.get_device_capability(1)
         major, minor = torch.cuda.get_device_capability()
         HALF, BF16 = (torch.float16 if major >= 7 else torch.float32), (torch.bfloat16 if major >= 8 else torch.float16)
+        ATTENTION = "flash_attention_2" if major >= 8 else "sdpa"  # ROCm's flash-attn build has FA2
         def prior_speed(): return 5.0 if major >= 9 else (4.0 if minor == 9 else 2.0) if major == 8 else 1.0  # a prior
         def _fast_fp8(): return (major, minor) == (8, 9)  # a private predicate only tested by `if`s: as an `if`
         if _fast_fp8(): kernel = "scaled_mm"
@@ -267,7 +267,7 @@ CapabilityCompare.invalid = (
             return use_fa3
         props = T.cuda.get_device_properties(0)
         if T.cuda.is_available() and props.major >= 8:
-            T.backends.cuda.matmul.allow_tf32 = True
+            gemm = "cp_async_gemm"  # an arm only turning TF32 on (ROC102's case) is not reported
         major, minor = T.cuda.get_device_capability(device)
         sm = major * 10 + minor
         fp8_supported = sm >= 89

@@ -41,7 +41,8 @@ class NvidiaSmi(Rule):
     module-level def that runs it (a public def only when no module of the project that imports this one calls
     it), or, through a helper whose failure cannot raise, when the caller tries another program if the result is
     empty (`if output is None: output = ...`), nor a shell run a def returns the success of (`return subprocess.call(
-    "nvidia-smi", shell=True) == 0`: False on AMD) or whose output is only shown. Help texts and log messages are not.
+    "nvidia-smi", shell=True) == 0`: False on AMD), leaves on the failure of (`status, out = subprocess.getstatusoutput(
+    ...)` then `if status != 0: return None`) or whose output is only shown. Help texts and log messages are not.
 
     ## Why is this bad on ROCm?
     AMD systems have no `nvidia-smi`: the call raises `FileNotFoundError` (or a shell prints "command
@@ -236,8 +237,7 @@ NvidiaSmi.valid = (
             return output
         """,
     ),
-    # Through a shell a missing program is exit status 127: the run is the vendor test (the def answers False), or
-    # its output is only shown (empty on AMD).
+    # Through a shell a missing program is exit status 127: the def answers False, or the output (empty) is only shown.
     Valid(
         """
         import subprocess

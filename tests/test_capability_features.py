@@ -40,6 +40,34 @@ _CAP = "import torch\nfrom torch.nn.attention import SDPBackend, sdpa_kernel\nma
         ),
         pytest.param("torch.backends.cuda.enable_flash_sdp(major >= 8)\n", "major >= 8", True, id="sdpa-switch"),
         pytest.param("args = dict(bf16=(major, minor) >= (8, 0))\n", "(major, minor) >= (8, 0)", True, id="keyword"),
+        # FlashAttention 2 (ROCm's flash-attn build has it) and the TF32 switches (ROCm ignores them unless asked).
+        pytest.param("use_flash_attn = major >= 8\n", "major >= 8", True, id="fa2-flag"),
+        pytest.param(
+            "def backend(packed):\n    if packed and major >= 8:\n        return 'flash2-hub'\n",
+            "major >= 8",
+            True,
+            id="fa2-text-under-and",
+        ),
+        pytest.param(
+            "impl = 'flash_attention_2' if major >= 8 else 'sdpa'\n", "major >= 8", True, id="fa2-attn-implementation"
+        ),
+        pytest.param(
+            "if major >= 8:\n    torch.backends.cuda.matmul.allow_tf32 = True\n"
+            "    torch.backends.cudnn.allow_tf32 = True\n",
+            "major >= 8",
+            True,
+            id="tf32-flags",
+        ),
+        pytest.param(
+            "if major >= 8:\n    torch.set_float32_matmul_precision('high')\n", "major >= 8", True, id="tf32-precision"
+        ),
+        pytest.param(
+            "def is_flash_attn_available():\n    cc = major + minor * 0.1\n    if cc < 8.0:\n"
+            "        logger.debug('too old')\n        return False\n    import flash_attn\n    return True\n",
+            "cc < 8.0",
+            True,
+            id="fa2-predicate-refuses-turing",
+        ),
         # Later architectures (MI250 reports 9.0 without FP8), other choices, narrower bf16 features.
         pytest.param("if major >= 9:\n    dtype = torch.bfloat16\n", "major >= 9", False, id="hopper-threshold"),
         pytest.param(
@@ -64,6 +92,33 @@ _CAP = "import torch\nfrom torch.nn.attention import SDPBackend, sdpa_kernel\nma
             id="flag-read-otherwise-too",
         ),
         pytest.param("if major >= 8:\n    use_bf16 = False\n", "major >= 8", False, id="bf16-refused"),
+        pytest.param(
+            "def kernels_compatible():\n    if major < 8:\n        return False\n    return True\n",
+            "major < 8",
+            False,
+            id="refusal-in-other-predicate",
+        ),
+        pytest.param(
+            "def is_flash_attn_available():\n    if major < 8:\n        load_fallback()\n        return False\n",
+            "major < 8",
+            False,
+            id="refusal-doing-more",
+        ),
+        pytest.param(
+            "def is_flash_attn_available():\n    if major < 9:\n        return False\n    return True\n",
+            "major < 9",
+            False,
+            id="refusal-below-hopper",
+        ),
+        pytest.param("use_flash_attn_3 = major >= 8\n", "major >= 8", False, id="fa3-flag"),
+        pytest.param("if major >= 9:\n    attention = 'flash_attn_3'\n", "major >= 9", False, id="fa3-text"),
+        pytest.param("if major >= 8:\n    attention = 'flash-attn-3-hub'\n", "major >= 8", False, id="fa3-text-ampere"),
+        pytest.param(
+            "if major >= 8:\n    torch.backends.cuda.matmul.allow_tf32 = True\n    num_stages = 4\n",
+            "major >= 8",
+            False,
+            id="tf32-and-more",
+        ),
     ],
 )
 def test_only_picks_an_ampere_feature(code: str, test: str, feature: bool) -> None:

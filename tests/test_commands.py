@@ -163,6 +163,35 @@ def test_program_name(text: str, alone: bool, name: str | None) -> None:
         ),
         pytest.param('print(subprocess.check_output(["nvidia-smi"]))\n', False, id="no-shell-raises-before-print"),
         pytest.param('n = len(subprocess.getoutput("nvidia-smi -L").splitlines())\n', False, id="output-used"),
+        pytest.param(
+            'def f():\n    ret, out = subprocess.getstatusoutput("nvidia-smi -q")\n    if ret != 0: return None\n'
+            "    return out.split()\n",
+            True,
+            id="status-checked-first",
+        ),
+        pytest.param(
+            'def f():\n    ret, out = subprocess.getstatusoutput("nvidia-smi -q")\n    if ret:\n        return None\n'
+            "    return out.split()\n",
+            True,
+            id="status-truth-checked-first",
+        ),
+        pytest.param(
+            'def f():\n    ret, out = subprocess.getstatusoutput("nvidia-smi -q")\n    n = len(out)\n'
+            "    if ret != 0: return None\n",
+            False,
+            id="output-read-before-check",
+        ),
+        pytest.param(
+            'def f():\n    ret, out = subprocess.getstatusoutput("nvidia-smi -q")\n    if ret != 0: raise E(out)\n',
+            False,
+            id="status-check-raises",
+        ),
+        pytest.param(
+            'def f():\n    ret, out = subprocess.getstatusoutput("nvidia-smi -q")\n    if ret == 0: return None\n'
+            "    return out.split()\n",
+            False,
+            id="success-leaves",
+        ),
     ],
 )
 def test_copes_with_missing_program(code: str, copes: bool) -> None:

@@ -28,8 +28,9 @@ from rocmlint.python.values import Follow, Through
 _SHELL_RUNNERS = frozenset(
     {"os.system", "os.popen", "subprocess.getoutput", "subprocess.getstatusoutput", "asyncio.create_subprocess_shell"}
 )
-# Runners that return the exit status.
+# Runners that return the exit status, and those that return it with the output (`status, output = ...`).
 _STATUS_RUNNERS = frozenset({"os.system", "subprocess.call"})
+_STATUS_AND_OUTPUT_RUNNERS = frozenset({"subprocess.getstatusoutput"})
 # Runners whose first argument is the program alone (`create_subprocess_exec("nvidia-smi", "-L")`).
 _PROGRAM_RUNNERS = frozenset({"asyncio.create_subprocess_exec", "sh.Command"})
 _COMMAND_KEYWORDS = ("args", "cmd", "command", "program")
@@ -242,7 +243,7 @@ def copes_with_missing_program(ctx: PythonContext, command: Command, programs: f
 
     if guarded_by(ctx, command.call, checks_presence, leaves_quietly) or handled_by_try(ctx, command.call, failures):
         return True
-    if answered_by_status(ctx, command) or output_only_displayed(ctx, command):
+    if answered_by_status(ctx, command) or output_only_displayed(ctx, command) or leaves_on_failure(ctx, command):
         return True
     return callers_handle(ctx, command.call, failures)
 
@@ -289,6 +290,38 @@ def answered_by_status(ctx: PythonContext, command: Command) -> bool:
         isinstance(parent, ast.Compare)
         and _compares_with_zero(parent)
         and isinstance(ctx.semantic.parents.get(parent), ast.Return)
+    )
+
+
+def leaves_on_failure(ctx: PythonContext, command: Command) -> bool:
+    """`status, output = subprocess.getstatusoutput("nvidia-smi -q")` followed by `if status != 0: return None`
+    (or `if status:`): a shell reports a missing program as exit status 127, so where the program is missing the
+    def leaves quietly before it reads the output, as a `try:` falling back would."""
+    if ctx.qualified_name(command.call.func) not in _STATUS_AND_OUTPUT_RUNNERS:
+        return False
+    statement = ctx.semantic.parents.get(command.call)
+    if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1):
+        return False
+    target = statement.targets[0]
+    if not (isinstance(target, ast.Tuple) and target.elts and isinstance(target.elts[0], ast.Name)):
+        return False
+    block = ctx.semantic.block_of(statement)
+    following = block[block.index(statement) + 1 :]
+    return bool(following) and _leaves_when_failed(following[0], target.elts[0].id)
+
+
+def _leaves_when_failed(statement: ast.stmt, status: str) -> bool:
+    """`if status != 0: return ...` or `if status: continue`: a non-zero status leaves the block quietly."""
+    if not isinstance(statement, ast.If) or not leaves_quietly(statement.body):
+        return False
+    test = statement.test
+    if isinstance(test, ast.Name):
+        return test.id == status
+    return (
+        isinstance(test, ast.Compare)
+        and isinstance(test.ops[0], ast.NotEq)
+        and _compares_with_zero(test)
+        and any(isinstance(side, ast.Name) and side.id == status for side in (test.left, *test.comparators))
     )
 
 
