@@ -199,5 +199,16 @@ CudaAvailableAsNvidia.invalid = (
                 return "hip_kernels"
         """,
         expect=("5:10-5:31",),
+        fixed="""
+        import torch as T
+        _IS_ROCM = getattr(T.version, "hip", None) is not None
+        def pick(x):
+            if x.device.type == "cpu":
+                return "cpu"
+            elif (not _IS_ROCM) and (T.cuda.is_available()):
+                return "cuda_kernels"
+            elif T.version.hip is not None:
+                return "hip_kernels"
+        """,
     ),
 )
