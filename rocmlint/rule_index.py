@@ -21,6 +21,7 @@ RULES = (
     ('ROC109', 'flash-attn-no-fallback', 'python', 'warning', 'unsafe', True),
     ('ROC110', 'hip-device-string', 'python', 'error', 'safe', True),
     ('ROC111', 'torch-version-cuda', 'python', 'error', 'none', True),
+    ('ROC112', 'cuda-available-as-nvidia', 'python', 'error', 'safe', True),
     ('ROC113', 'capability-compare', 'python', 'error', 'safe', True),
     ('ROC114', 'arch-list-sm', 'python', 'error', 'safe', True),
     ('ROC115', 'gcn-arch-exact', 'python', 'error', 'safe', True),

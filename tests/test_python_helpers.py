@@ -204,6 +204,21 @@ def test_chain_tests() -> None:
     assert [snippet.code(t) for t in conditions.chain_tests(snippet.ctx, alone)] == ['"c" in m or y']
 
 
+def test_rocm_arm_after() -> None:
+    snippet = parse(
+        "import torch\nIS_ROCM = torch.version.hip is not None\n"
+        "if torch.cuda.is_available():\n    pass\nelif mps:\n    pass\nelif IS_ROCM and ok:\n    pass\n"
+        "if a:\n    pass\nelif torch.version.cuda:\n    pass\nelse:\n    if torch.version.hip:\n        pass\n"
+    )
+    first, _, rocm, second, nvidia, _ = [n for n in in_order(snippet.module) if isinstance(n, ast.If)]
+    arm = conditions.rocm_arm_after(snippet.ctx, first)
+    assert arm is rocm and snippet.code(arm.test) == "IS_ROCM and ok"
+    assert conditions.rocm_arm_after(snippet.ctx, rocm) is None
+    # An NVIDIA arm is no ROCm arm, nor is an `if` nested in an `else:` (not part of the chain).
+    assert conditions.rocm_arm_after(snippet.ctx, second) is None
+    assert conditions.rocm_arm_after(snippet.ctx, nvidia) is None
+
+
 def test_alternatives() -> None:
     snippet = parse("x = a if t else b\n")
     choice = snippet.first(ast.IfExp)

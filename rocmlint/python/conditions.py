@@ -218,6 +218,18 @@ def chain_tests(ctx: PythonContext, node: ast.AST) -> list[ast.AST]:
     return tests
 
 
+def rocm_arm_after(ctx: PythonContext, branch: ast.If) -> ast.If | None:
+    """The first `elif` after `branch` in its chain whose test only a ROCm build passes (`elif torch.version.hip:`,
+    `elif IS_ROCM and x:`): the project's own evidence that the arms before it are meant for NVIDIA."""
+    arm = _elif_of(ctx, branch)
+    while arm is not None:
+        value = ctx.vendor_test(arm.test)
+        if value.nvidia is False and value.rocm is not False:
+            return arm
+        arm = _elif_of(ctx, arm)
+    return None
+
+
 def _elif_of(ctx: PythonContext, branch: ast.If) -> ast.If | None:
     """The `elif` that continues an `if` (none for an `else:` holding only an `if`)."""
     following = branch.orelse[0] if len(branch.orelse) == 1 else None

@@ -675,20 +675,21 @@ class GateAnalyzer:
         """An operand's value; with `gpu_present`, a GPU-presence test (`torch.cuda.is_available()`) is true:
         `is_available() and torch.version.hip is not None` asks "a ROCm GPU?", and the code it leaves out when
         no GPU is present is no GPU code, so its `else:` is NVIDIA's."""
-        if gpu_present and self._is_gpu_presence_test(operand):
+        if gpu_present and self.is_gpu_presence_test(operand):
             return CONSTANT_TRUE
         return self.value(operand, depth)
 
     def _beside_vendor_test(self, conjunction: ast.BoolOp, depth: int) -> bool:
         """`conjunction` holds a GPU-presence test and, among its other operands, a vendor test."""
-        presence = [operand for operand in conjunction.values if self._is_gpu_presence_test(operand)]
+        presence = [operand for operand in conjunction.values if self.is_gpu_presence_test(operand)]
         if not presence or len(presence) == len(conjunction.values):
             return False
         return any(
             self.value(operand, depth).is_vendor_test for operand in conjunction.values if operand not in presence
         )
 
-    def _is_gpu_presence_test(self, expr: ast.expr) -> bool:
+    def is_gpu_presence_test(self, expr: ast.AST) -> bool:
+        """`torch.cuda.is_available()`: true wherever a GPU of either vendor is present."""
         return (
             isinstance(expr, ast.Call)
             and not expr.args
@@ -1275,7 +1276,7 @@ class GateAnalyzer:
         """The value of an `if`'s test; a GPU-presence test whose body tests the vendor (`if
         torch.cuda.is_available():` then `if torch.version.hip: return DeviceType.ROCm`) is true, as in
         `is_available() and torch.version.hip` (`_operand_value`): what it leaves out is no GPU code."""
-        if self._is_gpu_presence_test(statement.test) and any(
+        if self.is_gpu_presence_test(statement.test) and any(
             isinstance(inner, ast.If) and self.value(inner.test).is_vendor_test for inner in statement.body
         ):
             return CONSTANT_TRUE
