@@ -8,23 +8,21 @@ from dataclasses import dataclass
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.commands import (
     BROAD_ERRORS,
-    EXECUTABLE_LOOKUPS,
     MISSING_PROGRAM_ERRORS,
-    PATH_TESTS,
+    NVCC_PROGRAMS,
     Presence,
     command_of,
     command_programs,
+    is_cuda_home,
     presence,
-    program_name,
 )
 from rocmlint.python.conditions import guarded_by, runs_right_under
+from rocmlint.python.extensions import gpu_build_switch
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import handled_by_try, literal_text, name_words, raised_name
+from rocmlint.python.idioms import handled_by_try, name_words, raised_name
 from rocmlint.python.import_time import ImportTimeRun, import_time_runs
-from rocmlint.python.scopes import dotted_name
 from rocmlint.rule import Invalid, Rule, Valid
 
-_ENV_READS = frozenset({"os.environ.get", "os.getenv"})
 _EXIT_CALLS = frozenset({"sys.exit", "exit", "quit", "os._exit"})
 # A helper that receives CUDA_HOME and whose name says it reads the toolkit version.
 _VERSION_HELPER_WORDS = frozenset({"version", "nvcc", "bare"})
@@ -32,11 +30,14 @@ _VERSION_HELPER_WORDS = frozenset({"version", "nvcc", "bare"})
 _PROBE_ERRORS = MISSING_PROGRAM_ERRORS | {"TypeError"} | BROAD_ERRORS
 _ROCM_WORDS = frozenset({"rocm", "hip", "hipcc"})
 _MAX_CALL_DEPTH = 3  # functions between a module-level call and the requirement
-_NVCC = frozenset({"nvcc", "nvcc.exe"})
 
 _ABORT_ADVICE = (
     "; CUDA_HOME is normally None on ROCm (there is no nvcc), so check it only when not IS_HIP_EXTENSION "
     "and look for ROCM_HOME/hipcc there"
+)
+_SWITCH_ADVICE = (
+    "; CUDA_HOME is normally None on ROCm, so the ROCm build silently leaves the GPU extension out: accept "
+    "torch.version.hip (or ROCM_HOME) there too"
 )
 _PROBE_ADVICE = (
     "; this fails on ROCm, where CUDA_HOME is normally None and there is no nvcc, so run it only when not "
@@ -69,7 +70,9 @@ class CudaHomeRequired(Rule):
     when CUDA_HOME is missing (`if CUDA_HOME is None:`, `if not CUDA_HOME:`, after `if CUDA_HOME is not
     None: return`), running nvcc (`[CUDA_HOME + "/bin/nvcc", "-V"]`, `[os.path.join(CUDA_HOME, "bin",
     "nvcc"), "-V"]`, `["nvcc", "--version"]`, `f"{CUDA_HOME}/bin/nvcc -V"`), and `CUDA_HOME` passed to a
-    version helper (`get_cuda_bare_metal_version(CUDA_HOME)`). Module-level code is reported where it
+    version helper (`get_cuda_bare_metal_version(CUDA_HOME)`), and a build switch set once from a test that
+    requires CUDA_HOME (`WITH_CUDA = torch.cuda.is_available() and CUDA_HOME is not None` in a script building a
+    `CUDAExtension`; a switch named `WITH_CUDA`, `USE_CUDA`, `BUILD_CUDA`). Module-level code is reported where it
     stands, code in a module-level function at the module-level calls that run it (up to three calls
     deep). Not reported: code gated off ROCm (`if not IS_HIP_EXTENSION:`, the `else` of `if
     torch.version.hip:`, `BUILD_TARGET != "rocm"`, the CUDA arm of an if/elif chain whose later arm is the
@@ -80,7 +83,8 @@ class CudaHomeRequired(Rule):
     On ROCm `torch.utils.cpp_extension.CUDA_HOME` is normally `None` and there is no nvcc, so a setup
     script that runs `nvcc -V` at module level or raises when `CUDA_HOME is None` aborts before any ROCm
     branch is reached: `pip install` fails on AMD machines even though the extension itself would build
-    with hipcc. Examples: NVIDIA/apex `setup.py` runs `<CUDA_HOME>/bin/nvcc -V` from module level;
+    with hipcc; a build switch that needs CUDA_HOME quietly builds only the CPU extension there
+    (rusty1s/pytorch_cluster's port accepted `torch.version.hip` too). Examples: NVIDIA/apex `setup.py` runs `<CUDA_HOME>/bin/nvcc -V` from module level;
     DeepSpeed `op_builder/builder.py` and ROCm/flash-attention `setup.py` reach the same probe only on
     the CUDA path.
 
@@ -137,11 +141,17 @@ class CudaHomeRequired(Rule):
                 errors = frozenset({"SystemExit", "BaseException"})
                 self._check(_Requirement(node, "exits when CUDA_HOME is None", _ABORT_ADVICE, errors), ctx)
         elif (command := command_of(ctx, node)) is not None:
-            if _NVCC.intersection(command_programs(ctx, command.argument)):
+            if NVCC_PROGRAMS.intersection(command_programs(ctx, command.argument)):
                 self._check(_Requirement(node, "runs nvcc", _PROBE_ADVICE, _PROBE_ERRORS), ctx)
         elif _is_version_helper(node, callee, ctx):
             what = f"passes CUDA_HOME to {callee.rsplit('.', 1)[-1]}()"
             self._check(_Requirement(node, what, _PROBE_ADVICE, _PROBE_ERRORS), ctx)
+
+    def visit_Assign(self, node: ast.Assign, ctx: PythonContext) -> None:
+        switch = gpu_build_switch(ctx, node)
+        if switch is not None and _cuda_presence(node.value, ctx).implied:
+            what = f"turns the GPU build off when CUDA_HOME is None ({switch.id})"
+            self._check(_Requirement(node.value, what, _SWITCH_ADVICE, frozenset()), ctx)
 
     # --- where a requirement runs ---------------------------------------------------------------------
     def _check(self, requirement: _Requirement, ctx: PythonContext) -> None:
@@ -158,30 +168,11 @@ class CudaHomeRequired(Rule):
 
 
 # --- what the code checks -----------------------------------------------------------------------------
-def _is_cuda_home(expr: ast.expr, ctx: PythonContext) -> bool:
-    """`CUDA_HOME`, `torch.utils.cpp_extension.CUDA_HOME`, a `cuda_home` alias, `os.getenv("CUDA_HOME")`,
-    `shutil.which("nvcc")`."""
-    if isinstance(expr, (ast.Name, ast.Attribute)):
-        names = (ctx.qualified_name(expr) or "", dotted_name(expr) or "")  # resolved, and as written
-        return any(name.rsplit(".", 1)[-1].lower() == "cuda_home" for name in names)
-    if isinstance(expr, ast.Call):
-        callee = ctx.qualified_name(expr.func) or ""
-        argument = ctx.semantic.positional(expr, 0)
-        value = ctx.string_value(argument) if argument is not None else None
-        if callee in _ENV_READS:
-            return value == "CUDA_HOME"
-        if callee in EXECUTABLE_LOOKUPS:
-            return value == "nvcc"
-        if callee in PATH_TESTS and argument is not None:
-            return _mentions_cuda_toolkit(argument, ctx)
-    return False
-
-
 def _cuda_presence(test: ast.expr, ctx: PythonContext) -> Presence:
     """What a test says about CUDA_HOME: `CUDA_HOME is None` / `not CUDA_HOME` is true when it is missing,
     `CUDA_HOME is not None` implies it is there (`CUDA_HOME is None and ROCM_HOME is None` asks for either
     toolkit: neither)."""
-    return presence(ctx, test, lambda expr: _is_cuda_home(expr, ctx))
+    return presence(ctx, test, lambda expr: is_cuda_home(ctx, expr))
 
 
 def _aborts_when_cuda_missing(node: ast.AST, ctx: PythonContext) -> bool:
@@ -196,17 +187,6 @@ def _cuda_guarded(node: ast.AST, ctx: PythonContext) -> bool:
     return guarded_by(ctx, node, lambda test, taken: _cuda_presence(test, ctx).guards(taken))
 
 
-def _mentions_cuda_toolkit(expr: ast.expr, ctx: PythonContext) -> bool:
-    """`os.path.exists(os.path.join(CUDA_HOME, "bin", "nvcc"))`-style arguments."""
-    for node in ctx.semantic.descendants(expr):
-        if isinstance(node, (ast.Name, ast.Attribute)) and _is_cuda_home(node, ctx):
-            return True
-        text = literal_text(ctx, node)
-        if text is not None and program_name(text, alone=True) in _NVCC:
-            return True
-    return False
-
-
 def _is_version_helper(call: ast.Call, callee: str, ctx: PythonContext) -> bool:
     """`get_cuda_bare_metal_version(CUDA_HOME)` with the helper imported from elsewhere (a helper defined
     in this file is judged by what its body does)."""
@@ -217,7 +197,7 @@ def _is_version_helper(call: ast.Call, callee: str, ctx: PythonContext) -> bool:
         return False
     positional = (arg for arg in call.args if not isinstance(arg, ast.Starred))
     by_keyword = (keyword.value for keyword in call.keywords if keyword.arg is not None)
-    return any(_is_cuda_home(value, ctx) for value in (*positional, *by_keyword))
+    return any(is_cuda_home(ctx, value) for value in (*positional, *by_keyword))
 
 
 CudaHomeRequired.valid = (
@@ -320,6 +300,20 @@ CudaHomeRequired.valid = (
             sys.exit(1)
         """,
     ),
+    # A build switch that accepts ROCm too, one set twice, and a name that switches no build.
+    Valid(
+        """
+        import os, torch
+        from torch.utils.cpp_extension import CUDA_HOME, CUDAExtension
+        WITH_CUDA = False
+        if torch.cuda.is_available():
+            WITH_CUDA = CUDA_HOME is not None or torch.version.hip
+        USE_CUDA = torch.cuda.is_available() and CUDA_HOME is not None
+        if torch.version.hip:
+            USE_CUDA = True
+        has_nvcc = CUDA_HOME is not None and os.path.exists(CUDA_HOME)
+        """,
+    ),
 )
 CudaHomeRequired.invalid = (
     Invalid(
@@ -390,5 +384,16 @@ CudaHomeRequired.invalid = (
         check_cuda_home()
         """,
         expect=("6:1-6:18",),
+    ),
+    # A setup script that builds its GPU extension only when the CUDA toolkit is found.
+    Invalid(
+        """
+        import torch
+        from torch.utils.cpp_extension import CUDA_HOME, CppExtension, CUDAExtension
+        WITH_CUDA = torch.cuda.is_available() and CUDA_HOME is not None
+        suffices = ["cpu", "cuda"] if WITH_CUDA else ["cpu"]
+        """,
+        expect=("3:13-3:64",),
+        message="turns the GPU build off when CUDA_HOME is None (WITH_CUDA)",
     ),
 )

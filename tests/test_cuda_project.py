@@ -2839,3 +2839,45 @@ def test_a_cuda_library_call_beside_the_projects_own_hip_spelling_macros_is_unpo
     files["src/gpu_macro.cuh"] = "#pragma once\n#define gpuFree cudaFree\n"
     plain = write_tree(tmp_path / "plain", files)
     assert "ROC247" not in {code for code, _ in _codes(plain, "src/pppm.cu")}
+
+
+def test_a_cuda_library_type_a_header_keeps_beside_the_projects_own_hip_spelling_macros_is_unported(tmp_path):
+    # The calls go through the project's `gpufft*` macros, but the class header still declares the plan with
+    # cuFFT's type (a real port renamed it `gpufftHandle` later); the ROCm build compiles the header as written.
+    files = {
+        "src/makefile.hip": "CFLAGS = -O3 --offload-arch=gfx90a -DUSE_HIP\nall:\n\thipcc $(CFLAGS) main.cu pppm.cu\n",
+        "src/gpu_macro.cuh": """
+            #pragma once
+            #ifdef USE_HIP
+            #include <hip/hip_runtime.h>
+            #include <hipfft/hipfft.h>
+            #define gpuFree hipFree
+            #define gpufftDestroy hipfftDestroy
+            #define gpufftComplex hipfftComplex
+            #else
+            #include <cufft.h>
+            #define gpuFree cudaFree
+            #define gpufftDestroy cufftDestroy
+            #define gpufftComplex cufftComplex
+            #endif
+            """,
+        "src/pppm.cuh": """
+            #pragma once
+            #include "gpu_macro.cuh"
+            template <typename T> struct GPU_Vector { T* data; };
+            class PPPM {
+            public:
+              ~PPPM() { gpufftDestroy(plan); }
+              GPU_Vector<gpufftComplex> mesh;
+              cufftHandle plan;
+            };
+            """,
+        "src/pppm.cu": '#include "pppm.cuh"\n',
+        "src/main.cu": "int main() { return 0; }\n",
+    }
+    root = write_tree(tmp_path / "macros", files)
+    assert _codes(root, "src/pppm.cuh") == [("ROC247", 8)]
+    # Once the header names it through the project's macro, nothing is left for ROCm to miss.
+    files["src/pppm.cuh"] = files["src/pppm.cuh"].replace("cufftHandle plan", "gpufftHandle plan")
+    ported = write_tree(tmp_path / "ported", files)
+    assert "ROC247" not in {code for code, _ in _codes(ported, "src/pppm.cuh")}

@@ -79,3 +79,34 @@ def test_a_call_of_an_unknown_receiver_is_a_plain_call() -> None:
     snippet = parse("x = helper().extend(['-g'])\n")
     call = snippet.node("helper().extend(['-g'])", ast.Call)
     assert extensions.device_flags(snippet.ctx, call) == []
+
+
+def test_gpu_build_switch_is_a_cuda_switch_set_once_beside_a_cuda_extension() -> None:
+    code = """
+import torch
+from torch.utils.cpp_extension import CUDA_HOME, CUDAExtension
+WITH_CUDA = torch.cuda.is_available() and CUDA_HOME is not None
+USE_CUDA = CUDA_HOME is not None
+if torch.version.hip:
+    USE_CUDA = True
+WITH_HIP_CUDA = True
+cuda_home = CUDA_HOME
+def build():
+    BUILD_CUDA = CUDA_HOME is not None
+"""
+    snippet = parse(code)
+    switches = [
+        switch.id
+        for node in in_order(snippet.module)
+        if isinstance(node, ast.Assign) and (switch := extensions.gpu_build_switch(snippet.ctx, node)) is not None
+    ]
+    # USE_CUDA is set twice (a ROCm override), WITH_HIP_CUDA names ROCm, cuda_home switches nothing, BUILD_CUDA is
+    # a function's local.
+    assert switches == ["WITH_CUDA"]
+    # No CUDAExtension to build: no GPU build to switch.
+    plain = parse(code.replace("CUDAExtension", "CppExtension"))
+    assert not [
+        node
+        for node in in_order(plain.module)
+        if isinstance(node, ast.Assign) and extensions.gpu_build_switch(plain.ctx, node) is not None
+    ]

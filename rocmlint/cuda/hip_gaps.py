@@ -107,14 +107,27 @@ def hip_api_names() -> frozenset[str]:
 @cache
 def cuda_to_hip_names() -> dict[str, str]:
     """CUDA API functions, types, enum values and constants -> their HIP names (HIPIFY's tables)."""
-    names: dict[str, str] = {}
-    for library in [*load("cuda_api").values(), *load("cuda_types").values()]:
-        if not isinstance(library, dict):
+    names = {name: hip for name, (hip, _) in _hip_names_of("cuda_api").items()}
+    names.update({name: hip for name, (hip, _) in api_type_map().items()})
+    return names
+
+
+@cache
+def api_type_map() -> dict[str, tuple[str, str]]:
+    """CUDA data types, enum values and constants -> (HIP name, library), from `cuda_types.toml` (HIPIFY's tables)."""
+    return _hip_names_of("cuda_types")
+
+
+def _hip_names_of(table_name: str) -> dict[str, tuple[str, str]]:
+    """CUDA name -> (HIP name, library) of one of HIPIFY's tables as rocmlint/data keeps them."""
+    names: dict[str, tuple[str, str]] = {}
+    for library, table in load(table_name).items():
+        if not isinstance(table, dict):
             continue
-        prefix, hip_prefix = library.get("cuda_prefix", ""), library.get("hip_prefix", "")
-        for name in library.get("same_suffix", ()):
-            names[name] = hip_prefix + name[len(prefix) :] if prefix and name.startswith(prefix) else name
-        names.update(library.get("renamed", {}))
+        prefix, hip_prefix = table.get("cuda_prefix", ""), table.get("hip_prefix", "")
+        for name in table.get("same_suffix", ()):
+            names[name] = (hip_prefix + name[len(prefix) :] if prefix and name.startswith(prefix) else name, library)
+        names.update({name: (hip, library) for name, hip in table.get("renamed", {}).items()})
     return names
 
 

@@ -509,7 +509,26 @@ def is_own_name(node: Node, ctx: CudaContext) -> bool:
     this_cluster->count()`). Such a name is the project's, not the CUDA API it happens to spell."""
     if is_defined_name(node) or _is_macro_name(node):
         return True
+    if node.type == "type_identifier":
+        return _is_template_type_parameter(node, ctx)
     return node.type == "identifier" and ctx.declaration_of(node) is not None
+
+
+def _is_template_type_parameter(node: Node, ctx: CudaContext) -> bool:
+    """Whether a type name is a type parameter of a template around it (`template <typename curandState>`): the
+    code's own name for whatever type the template is given."""
+    name = ctx.text(node)
+    for template in (a for a in ctx.ancestors(node) if a.type == "template_declaration"):
+        parameters = template.child_by_field_name("parameters")
+        for parameter in parameters.named_children if parameters is not None else ():
+            if parameter.type not in ("type_parameter_declaration", "optional_type_parameter_declaration"):
+                continue
+            declared = parameter.child_by_field_name("name") or next(
+                (child for child in parameter.named_children if child.type == "type_identifier"), None
+            )
+            if declared is not None and ctx.text(declared) == name:
+                return True
+    return False
 
 
 def _is_macro_name(node: Node) -> bool:

@@ -20,7 +20,7 @@ from rocmlint.python.idioms import (
     literal_token,
     only_displayed,
 )
-from rocmlint.python.scopes import argument_values, unstarred
+from rocmlint.python.scopes import argument_values, dotted_name, unstarred
 from rocmlint.python.semantic import FUNCTION_DEFS, MAX_DEPTH
 from rocmlint.python.values import Follow, Through
 
@@ -39,6 +39,9 @@ _COMMAND_KEYWORDS = ("args", "cmd", "command", "program")
 EXECUTABLE_LOOKUPS = frozenset({"shutil.which", "distutils.spawn.find_executable", "find_executable", "which"})
 # Calls that test whether a path (a program's, a toolkit's) exists.
 PATH_TESTS = frozenset({"os.path.exists", "os.path.isfile", "os.path.isdir", "os.access"})
+# nvcc as a program name, and the calls that read an environment variable.
+NVCC_PROGRAMS = frozenset({"nvcc", "nvcc.exe"})
+_ENV_READS = frozenset({"os.environ.get", "os.getenv"})
 _PRESENCE_CHECKS = EXECUTABLE_LOOKUPS | PATH_TESTS
 # What a missing program raises when it is executed directly.
 MISSING_PROGRAM_ERRORS = frozenset({"FileNotFoundError", "OSError", "EnvironmentError", "IOError"})
@@ -438,3 +441,32 @@ def rewritten_arguments(
         else:
             drop_value = text in takes_value
     return "[" + ", ".join(dict.fromkeys(kept)) + "]"
+
+
+def is_cuda_home(ctx: PythonContext, expr: ast.expr) -> bool:
+    """`CUDA_HOME`, `torch.utils.cpp_extension.CUDA_HOME`, a `cuda_home` alias, `os.getenv("CUDA_HOME")`,
+    `shutil.which("nvcc")`, `os.path.exists(os.path.join(CUDA_HOME, "bin", "nvcc"))`: the CUDA toolkit's presence."""
+    if isinstance(expr, (ast.Name, ast.Attribute)):
+        names = (ctx.qualified_name(expr) or "", dotted_name(expr) or "")  # resolved, and as written
+        return any(name.rsplit(".", 1)[-1].lower() == "cuda_home" for name in names)
+    if isinstance(expr, ast.Call):
+        callee = ctx.qualified_name(expr.func) or ""
+        argument = ctx.semantic.positional(expr, 0)
+        value = ctx.string_value(argument) if argument is not None else None
+        if callee in _ENV_READS:
+            return value == "CUDA_HOME"
+        if callee in EXECUTABLE_LOOKUPS:
+            return value == "nvcc"
+        if callee in PATH_TESTS and argument is not None:
+            return _mentions_cuda_toolkit(ctx, argument)
+    return False
+
+
+def _mentions_cuda_toolkit(ctx: PythonContext, expr: ast.expr) -> bool:
+    for node in ctx.semantic.descendants(expr):
+        if isinstance(node, (ast.Name, ast.Attribute)) and is_cuda_home(ctx, node):
+            return True
+        text = literal_text(ctx, node)
+        if text is not None and program_name(text, alone=True) in NVCC_PROGRAMS:
+            return True
+    return False

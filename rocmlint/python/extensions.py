@@ -20,6 +20,7 @@ from rocmlint.python.scopes import FUNCTION_DEFS, FunctionNode
 from rocmlint.python.values import Through, list_added_to, return_values
 
 _FLAG_WORDS = frozenset({"flags", "cflags", "args", "options", "opts"})
+_SWITCH_WORDS = frozenset({"with", "use", "build", "enable"})
 _ROCM_WORDS = frozenset({"hip", "hipcc", "rocm", "amd"})
 _NVCC = "nvcc"
 
@@ -147,3 +148,18 @@ def _flag_leaves(ctx: PythonContext, node: ast.expr) -> list[ast.expr] | Through
 def _passes_flags(helper: FunctionNode) -> bool:
     """A local helper passes its flags on unless it is ROCm's (`hipify_flags(...)`)."""
     return not _ROCM_WORDS.intersection(name_words(helper.name))
+
+
+def gpu_build_switch(ctx: PythonContext, node: ast.Assign) -> ast.Name | None:
+    """The switch a module-level assignment sets once, in a build script that builds a `CUDAExtension`, when its
+    name says it turns the CUDA build on (`WITH_CUDA`, `USE_CUDA`, `BUILD_CUDA`; not a ROCm one): whether the
+    script builds the GPU extension at all. None for any other assignment."""
+    if ctx.parent(node) is not ctx.module or len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
+        return None
+    target = node.targets[0]
+    words = name_words(target.id)
+    if "cuda" not in words or not _SWITCH_WORDS.intersection(words) or _ROCM_WORDS.intersection(words):
+        return None
+    if len(ctx.semantic.assigned_values(target)) != 1 or not ctx.contains(b"CUDAExtension"):
+        return None  # set again elsewhere (a ROCm override is possible), or no GPU extension to build
+    return target
