@@ -1523,15 +1523,26 @@ def _arm_text(arm: Directive, ctx: CudaContext) -> bytes:
 
 def _written_for_rocm(arm: Directive, ctx: CudaContext) -> bool:
     """An arm naming ROCm's API (`arm_vendor`), or the HSA runtime's and no NVIDIA API, or one its author's opening
-    comment says is for HIP (`// For HIP, use our implementation`)."""
+    comment says is for HIP (`// For HIP, use our implementation`), or whose directive's own comment names it (`#else
+    // Clang CUDA or HIP compilation`)."""
     text = _arm_text(arm, ctx)
-    if _SAID_FOR_ROCM.match(text) is not None:
+    if _SAID_FOR_ROCM.match(text) is not None or _names_rocm_in_comment(ctx.content[arm.start_byte : arm.end_byte]):
         return True
     return arm_vendor(text) == "rocm" or (_HSA_API.search(text) is not None and arm_vendor(text) is None)
 
 
 # An arm opening with a comment that says what it is for: `// For HIP, use our implementation ...`, `/* on ROCm */`.
 _SAID_FOR_ROCM = re.compile(rb"\s*(?://|/\*)[^\n]*?\b(?:[Ff]or|[Oo]n) (?:HIP|ROCm|AMD)\b")
+
+
+# A comment on a directive's line naming ROCm's compiler or platform, and one naming no exception to it (`// not HIP`).
+_ROCM_IN_COMMENT = re.compile(rb"(?://|/\*)[^\n]*?\b(?:HIP|ROCm|AMD)\b")
+_NEGATION = re.compile(rb"\b(?:[Nn]ot?|[Nn]on|[Ww]ithout|[Ee]xcept|[Uu]nless)\b|n't\b")
+
+
+def _names_rocm_in_comment(directive: bytes) -> bool:
+    comment = _ROCM_IN_COMMENT.search(directive)
+    return comment is not None and _NEGATION.search(directive, comment.start()) is None
 
 
 def _names_definitions_only_in(arm: Directive, others: list[Directive], ctx: CudaContext) -> bool:
