@@ -218,11 +218,11 @@ CudaccMacro.valid = (
         #endif
         """,
     ),
-    # An inner chain choosing nvcc's own spelling of the hint is a hint too.
+    # An inner chain choosing nvcc's own spelling of the hint is a hint too, and so are macros spelling hints.
     Valid(
-        "#if defined __NVCC__\n#ifdef __NVCC_DIAG_PRAGMA_SUPPORT__\n#pragma nv_diagnostic push\n"
-        "#pragma nv_diag_suppress = implicit_return_from_non_void_function\n#else\n"
-        "#pragma diag_suppress = implicit_return_from_non_void_function\n#endif\n#endif\n"
+        "#if defined __NVCC__\n#define XYZ_STR(x) #x\n#ifdef __NVCC_DIAG_PRAGMA_SUPPORT__\n#pragma nv_diagnostic push\n"
+        "#define XYZ_SUPPRESS(x) _Pragma(XYZ_STR(nv_diag_suppress x))\n#else\n#pragma diag_suppress = implicit_return\n"
+        "#define XYZ_SUPPRESS(x) _Pragma(XYZ_STR(diag_suppress = x))\n#endif\n#else\n#define XYZ_SUPPRESS(x)\n#endif\n"
     ),
     # HIP-Clang is clang: the condition is false on ROCm whether or not it defined `__CUDACC__`.
     Valid(

@@ -1611,13 +1611,42 @@ _PRAGMA_LINE = re.compile(
 
 def holds_only_pragmas(directive: Directive, ctx: CudaContext) -> bool:
     """Whether the arm this directive opens holds only compiler hints (`#pragma` lines, `_Pragma(...)`, lone macro
-    uses whose definitions in this file are such hints too), or nothing: whichever compiler takes it, only its
-    warnings or optimisation change, no code."""
-    for line in arm_text(directive, ctx).splitlines():
-        match = _PRAGMA_LINE.fullmatch(line) if line.strip() else None
-        if line.strip() and (match is None or not _macro_is_pragma(match.group("macro"), directive, ctx)):
+    uses whose definitions in this file are such hints too, `#define`s of hints, `_hint_definition`), or nothing:
+    whichever compiler takes it, only its warnings or optimisation change, no code."""
+    for line in arm_text(directive, ctx).replace("\\\n", " ").splitlines():
+        if not line.strip() or _hint_definition(line, directive, ctx):
+            continue
+        match = _PRAGMA_LINE.fullmatch(line)
+        if match is None or not _macro_is_pragma(match.group("macro"), directive, ctx):
             return False
     return True
+
+
+# A `#define` of a macro: its name, its parameters if function-like, then its replacement (`#define XYZ_DIAG_POP
+# _Pragma("nv_diagnostic pop")`).
+_DEFINE_LINE = re.compile(r"\s*#\s*define\s+(?P<name>[A-Za-z_]\w*)(?P<parameters>\([^()]*\))?(?P<body>.*)")
+# A replacement of `_Pragma(...)` operators only (an argument may hold one call: `_Pragma(XYZ_STR(x))`).
+_HINTS_ONLY = re.compile(r"(?:\s*(?:_Pragma|__pragma)\s*\((?:[^()]|\([^()]*\))*\))+\s*")
+# A replacement that stringizes a parameter (`#x`).
+_STRINGIZER = re.compile(r"\s*#\s*[A-Za-z_]\w*\s*")
+
+
+def _hint_definition(line: str, directive: Directive, ctx: CudaContext) -> bool:
+    """Whether the line defines a hint (`#define XYZ_DIAG_PUSH _Pragma("nv_diagnostic push")`, or the empty
+    function-like `#define XYZ_SUPPRESS(x)` another arm gives other compilers; an empty object-like one may be a flag
+    an `#ifdef` tests), or a stringizing helper no code of the file outside the arm names (`#define XYZ_STR(x) #x`,
+    which only the arm's hints spell their text with)."""
+    define = _DEFINE_LINE.fullmatch(line)
+    if define is None:
+        return False
+    body = define.group("body")
+    if _HINTS_ONLY.fullmatch(body) or (define.group("parameters") and not body.strip()):
+        return True
+    if not define.group("parameters") or _STRINGIZER.fullmatch(body) is None:
+        return False
+    span = arm_span(directive, ctx)
+    name = re.compile(rb"\b" + re.escape(define.group("name").encode()) + rb"\b")
+    return not (name.search(ctx.content, 0, span.start_byte) or name.search(ctx.content, span.end_byte))
 
 
 # A line of an arm that includes a header or passes a hint: `#include <cuda_fp16.h>`, `#pragma GCC diagnostic push`,
