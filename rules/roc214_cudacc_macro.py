@@ -60,7 +60,7 @@ class CudaccMacro(ConditionRule, Rule):
     #endif` ... `#if !defined(__CUDACC__) __syncthreads(); #endif`). Nor `#ifdef __NVCC__ ... #else` (or a lone `#if
     !defined(__NVCC__)`) whose arm for other compilers names HIP's, a ROCm library's or ROCm's HSA runtime API
     (`rocblas_double_complex`, `hsa_agent_t`), what the file defines only in such arms, or opens with a comment saying
-    it is for HIP (`// For HIP, use our implementation`): it is written for ROCm. Nor `#ifdef __CUDACC__` in a header
+    it is for HIP (`// For HIP, ...`; `#else // or HIP`): it is written for ROCm. Nor `#ifdef __CUDACC__` in a header
     whose HIP twin testing `__HIPCC__` (`impl/rocm.hpp` beside `impl/cuda.hpp`) every file including it includes too.
     Nor an arm that could never build on ROCm by the project's design: it uses names its headers declare only under
     the project's NVIDIA macro, declares
@@ -218,11 +218,11 @@ CudaccMacro.valid = (
         #endif
         """,
     ),
-    # An inner chain choosing nvcc's own spelling of the hint is a hint too.
+    # An inner chain choosing nvcc's own spelling of the hint is a hint too, and so are macros spelling hints.
     Valid(
-        "#if defined __NVCC__\n#ifdef __NVCC_DIAG_PRAGMA_SUPPORT__\n#pragma nv_diagnostic push\n"
-        "#pragma nv_diag_suppress = implicit_return_from_non_void_function\n#else\n"
-        "#pragma diag_suppress = implicit_return_from_non_void_function\n#endif\n#endif\n"
+        "#if defined __NVCC__\n#define XYZ_STR(x) #x\n#ifdef __NVCC_DIAG_PRAGMA_SUPPORT__\n#pragma nv_diagnostic push\n"
+        "#define XYZ_SUPPRESS(x) _Pragma(XYZ_STR(nv_diag_suppress x))\n#else\n#pragma diag_suppress = implicit_return\n"
+        "#define XYZ_SUPPRESS(x) _Pragma(XYZ_STR(diag_suppress = x))\n#endif\n#else\n#define XYZ_SUPPRESS(x)\n#endif\n"
     ),
     # HIP-Clang is clang: the condition is false on ROCm whether or not it defined `__CUDACC__`.
     Valid(
@@ -258,6 +258,7 @@ CudaccMacro.valid = (
     Valid(
         "float mag(cuFloatComplex x) {\n#ifdef __NVCC__\n  return cuCabsf(x);\n#else\n  // For HIP, our own\n  return 0;\n#endif\n}\n"
     ),
+    Valid("#ifdef __NVCC__\n#define DEV __device__\n#else // clang or HIP\n#define DEV __host__ __device__\n#endif\n"),
     # The arm nvcc skips calls ROCm's HSA runtime, and the `#else` of the next switch names what only it defines.
     Valid(
         "#if !defined(__NVCC__)\nstruct Agents { std::vector<hsa_agent_t> gpus; };\n__attribute__((weak)) Agents& agents();\n"
@@ -278,9 +279,9 @@ CudaccMacro.invalid = (
         expect=("1:1-1:23", "6:1-6:22"),
         no_fix=True,
     ),
-    # The `#else` names no ROCm API: a plain C++ fallback ROCm takes by accident.
+    # The `#else` names no ROCm API (its comment excludes HIP): a plain C++ fallback ROCm takes by accident.
     Invalid(
-        "#ifdef __NVCC__\n__host__ __device__ inline double re(cuDoubleComplex x) { return x.x; }\n#else\n"
+        "#ifdef __NVCC__\n__host__ __device__ inline double re(cuDoubleComplex x) { return x.x; }\n#else // not HIP\n"
         "inline double re(std::complex<double> x) { return x.real(); }\n#endif\n",
         expect=("1:1-1:16",),
         no_fix=True,

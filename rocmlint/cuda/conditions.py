@@ -1523,15 +1523,26 @@ def _arm_text(arm: Directive, ctx: CudaContext) -> bytes:
 
 def _written_for_rocm(arm: Directive, ctx: CudaContext) -> bool:
     """An arm naming ROCm's API (`arm_vendor`), or the HSA runtime's and no NVIDIA API, or one its author's opening
-    comment says is for HIP (`// For HIP, use our implementation`)."""
+    comment says is for HIP (`// For HIP, use our implementation`), or whose directive's own comment names it (`#else
+    // Clang CUDA or HIP compilation`)."""
     text = _arm_text(arm, ctx)
-    if _SAID_FOR_ROCM.match(text) is not None:
+    if _SAID_FOR_ROCM.match(text) is not None or _names_rocm_in_comment(ctx.content[arm.start_byte : arm.end_byte]):
         return True
     return arm_vendor(text) == "rocm" or (_HSA_API.search(text) is not None and arm_vendor(text) is None)
 
 
 # An arm opening with a comment that says what it is for: `// For HIP, use our implementation ...`, `/* on ROCm */`.
 _SAID_FOR_ROCM = re.compile(rb"\s*(?://|/\*)[^\n]*?\b(?:[Ff]or|[Oo]n) (?:HIP|ROCm|AMD)\b")
+
+
+# A comment on a directive's line naming ROCm's compiler or platform, and one naming no exception to it (`// not HIP`).
+_ROCM_IN_COMMENT = re.compile(rb"(?://|/\*)[^\n]*?\b(?:HIP|ROCm|AMD)\b")
+_NEGATION = re.compile(rb"\b(?:[Nn]ot?|[Nn]on|[Ww]ithout|[Ee]xcept|[Uu]nless)\b|n't\b")
+
+
+def _names_rocm_in_comment(directive: bytes) -> bool:
+    comment = _ROCM_IN_COMMENT.search(directive)
+    return comment is not None and _NEGATION.search(directive, comment.start()) is None
 
 
 def _names_definitions_only_in(arm: Directive, others: list[Directive], ctx: CudaContext) -> bool:
@@ -1600,13 +1611,42 @@ _PRAGMA_LINE = re.compile(
 
 def holds_only_pragmas(directive: Directive, ctx: CudaContext) -> bool:
     """Whether the arm this directive opens holds only compiler hints (`#pragma` lines, `_Pragma(...)`, lone macro
-    uses whose definitions in this file are such hints too), or nothing: whichever compiler takes it, only its
-    warnings or optimisation change, no code."""
-    for line in arm_text(directive, ctx).splitlines():
-        match = _PRAGMA_LINE.fullmatch(line) if line.strip() else None
-        if line.strip() and (match is None or not _macro_is_pragma(match.group("macro"), directive, ctx)):
+    uses whose definitions in this file are such hints too, `#define`s of hints, `_hint_definition`), or nothing:
+    whichever compiler takes it, only its warnings or optimisation change, no code."""
+    for line in arm_text(directive, ctx).replace("\\\n", " ").splitlines():
+        if not line.strip() or _hint_definition(line, directive, ctx):
+            continue
+        match = _PRAGMA_LINE.fullmatch(line)
+        if match is None or not _macro_is_pragma(match.group("macro"), directive, ctx):
             return False
     return True
+
+
+# A `#define` of a macro: its name, its parameters if function-like, then its replacement (`#define XYZ_DIAG_POP
+# _Pragma("nv_diagnostic pop")`).
+_DEFINE_LINE = re.compile(r"\s*#\s*define\s+(?P<name>[A-Za-z_]\w*)(?P<parameters>\([^()]*\))?(?P<body>.*)")
+# A replacement of `_Pragma(...)` operators only (an argument may hold one call: `_Pragma(XYZ_STR(x))`).
+_HINTS_ONLY = re.compile(r"(?:\s*(?:_Pragma|__pragma)\s*\((?:[^()]|\([^()]*\))*\))+\s*")
+# A replacement that stringizes a parameter (`#x`).
+_STRINGIZER = re.compile(r"\s*#\s*[A-Za-z_]\w*\s*")
+
+
+def _hint_definition(line: str, directive: Directive, ctx: CudaContext) -> bool:
+    """Whether the line defines a hint (`#define XYZ_DIAG_PUSH _Pragma("nv_diagnostic push")`, or the empty
+    function-like `#define XYZ_SUPPRESS(x)` another arm gives other compilers; an empty object-like one may be a flag
+    an `#ifdef` tests), or a stringizing helper no code of the file outside the arm names (`#define XYZ_STR(x) #x`,
+    which only the arm's hints spell their text with)."""
+    define = _DEFINE_LINE.fullmatch(line)
+    if define is None:
+        return False
+    body = define.group("body")
+    if _HINTS_ONLY.fullmatch(body) or (define.group("parameters") and not body.strip()):
+        return True
+    if not define.group("parameters") or _STRINGIZER.fullmatch(body) is None:
+        return False
+    span = arm_span(directive, ctx)
+    name = re.compile(rb"\b" + re.escape(define.group("name").encode()) + rb"\b")
+    return not (name.search(ctx.content, 0, span.start_byte) or name.search(ctx.content, span.end_byte))
 
 
 # A line of an arm that includes a header or passes a hint: `#include <cuda_fp16.h>`, `#pragma GCC diagnostic push`,

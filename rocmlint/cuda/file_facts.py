@@ -35,6 +35,10 @@ _NVIDIA_ARM = re.compile(
 _SINGLE_MACRO = re.compile(r"\s*(!?)\s*(?:defined\s*\(?\s*)?([A-Za-z_]\w*)\s*\)?\s*")
 # A call of NVRTC's or hipRTC's API (`nvrtcCompileProgram(`), or of jitify, NVRTC's wrapper (`jitify::`).
 _RUNTIME_COMPILE = re.compile(rb"\b(?:nvrtc|hiprtc)[A-Z]\w*\s*\(|\bjitify::")
+# A compiler option defining a macro that opens a string literal, as a program compiling its kernels at run time
+# passes it to nvcc, hipcc, NVRTC or hipRTC (`"--define-macro=XYZ_TARGET_ARCH=" + cc`, `"-DXYZ_USE_HIP"`): the name,
+# then the value text up to the literal's end (empty where the program appends the value).
+_OPTION_DEFINE = re.compile(rb'"\s*(?:-D[ \t]*|--define-macro[= ])([A-Za-z_]\w*)(?:=([^"\s]*))?')
 # Integer constants a header declares at namespace or class scope: `constexpr` anywhere, `const` unindented.
 _CONSTANT = re.compile(
     rb"^(?:[ \t]*(?:static\s+|inline\s+)*constexpr|(?:static\s+)?const)\s+(?:static\s+)?(?:const\s+)?"
@@ -147,13 +151,16 @@ class FileFacts:
     shuffle_wrappers: tuple[Definition, ...] = ()
     # (X, N, vendor, line) for each `#if X == N` / `#elif X == N` arm written for one vendor (`value_selectors`).
     value_votes: tuple[ValueVote, ...] = ()
+    # The macros its string literals define as compiler options (`_OPTION_DEFINE`), where the program compiles
+    # kernels at run time: value = the option's value text, None where the program appends it.
+    option_defines: tuple[Definition, ...] = ()
 
     @property
     def conditional(self) -> bool:
         """Whether any definition or include depends on a vendor branch (worth reading again once more macros are
         known)."""
         return (
-            any(d.branch != EVERYWHERE for d in (*self.defines, *self.constants, *self.types))
+            any(d.branch != EVERYWHERE for d in (*self.defines, *self.constants, *self.types, *self.option_defines))
             or any(i.branch != EVERYWHERE for i in self.includes)
             or bool(self.errors)
         )
@@ -208,6 +215,7 @@ def read_facts(path: str, text: str, macros: VendorMacros, base: Branch = EVERYW
         shuffle_wrappers=tuple(_shuffle_wrappers(preprocessor)) if b"shfl" in data.lower() else (),
         errors=tuple(_build_option_errors(preprocessor)),
         value_votes=tuple(_value_votes(data, preprocessor)),
+        option_defines=tuple(_option_defines(data, lines, preprocessor)),
     )
 
 
@@ -416,6 +424,18 @@ def _intrinsic_functions(data: bytes, lines: _Lines, preprocessor: Preprocessor)
         branch = preprocessor.branch_at(function.start(1))
         if branch.on_rocm is not False:
             yield Definition(function.group(1).decode(), None, lines.line(function.start(1)), branch)
+
+
+def _option_defines(data: bytes, lines: _Lines, preprocessor: Preprocessor) -> Iterator[Definition]:
+    """The macros `_OPTION_DEFINE` finds in string literals, each in the branch of its literal (the vendor arm of
+    the program's compile command)."""
+    if b"-D" not in data and b"--define-macro" not in data:
+        return
+    for option in _OPTION_DEFINE.finditer(data):
+        value = option.group(2)
+        text = "1" if value is None else value.decode(errors="replace") or None
+        branch = preprocessor.branch_at(option.start())
+        yield Definition(option.group(1).decode(), text, lines.line(option.start()), branch)
 
 
 def _atomic_overloads(data: bytes, lines: _Lines, preprocessor: Preprocessor) -> Iterator[Definition]:

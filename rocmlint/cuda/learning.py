@@ -86,9 +86,11 @@ def learn(
     decided = built_everywhere | guards
     # Each stage is read once the ones before it are learned (generators): the order of arms needs the ROCm
     # macros the build, the headers and the arms decided.
+    headers = _learn_from_headers(files, guards)
     stages: list[Iterable[LearnedMacro]] = [
         from_build.values(),
-        _learn_from_headers(files, guards),
+        _learn_from_compile_options(files),
+        headers,
         _learn_from_cuda_header_guards(files),
         _learn_from_arms(files),
         learn_value_selectors((path, vote) for path, facts in sorted(files.items()) for vote in facts.value_votes),
@@ -96,7 +98,7 @@ def learn(
         _learn_from_twins(files),
         _learn_from_names(files),
     ]
-    for number, stage in enumerate(stages):
+    for stage in stages:
         for macro in stage:
             if macro.name in decided or macro.name in learned:
                 continue
@@ -104,7 +106,7 @@ def learn(
                 decided.add(macro.name)  # ROCm compiles code under it: no weaker evidence makes it NVIDIA's
             else:
                 learned[macro.name] = macro
-        decided |= set(learned) | (_defined_everywhere(files) if number == 1 else set())
+        decided |= set(learned) | (_defined_everywhere(files) if stage is headers else set())
     return {
         name: macro
         for name, macro in learned.items()
@@ -228,6 +230,28 @@ def _learn_from_headers(files: Mapping[str, FileFacts], guards: set[str]) -> Ite
         through_compiler = bool(deciding) and all(d.compiler_decided for d in deciding)
         evidence = MacroEvidence("header", path, definition.line, why, through_compiler)
         yield LearnedMacro(name, vendor, rocm, nvidia, evidence)
+
+
+def _learn_from_compile_options(files: Mapping[str, FileFacts]) -> Iterator[LearnedMacro]:
+    """A macro `#if`s test that the program's own run-time compile commands define (`"--define-macro=XYZ_CUDA_ARCH="
+    + cc` in the `#if defined(XYZ_CUDA)` arm of a JIT, `"...ROCM_ARCH="` in its `#elif defined(XYZ_ROCM)` arm) in
+    one vendor's arms only: the kernel headers testing it are compiled by those commands, so its arms split by
+    vendor as a build's `-D` would (`learn_from_build`). A command outside vendor arms decides nothing."""
+    tested = {name for facts in files.values() for name in facts.tested}
+    by_name: dict[str, list[tuple[str, Definition]]] = {}
+    for path, facts in sorted(files.items()):
+        for definition in facts.option_defines:
+            if definition.name in tested:
+                by_name.setdefault(definition.name, []).append((path, definition))
+    for name, definitions in by_name.items():
+        rocm = _state([d for _, d in definitions], "rocm")
+        nvidia = _state([d for _, d in definitions], "nvidia")
+        vendor = _deciding_vendor(rocm, nvidia)
+        if vendor is None:
+            continue
+        path, definition = definitions[0]
+        why = f"the program's {_vendor_name(vendor)} kernel compile command defines it"
+        yield LearnedMacro(name, vendor, rocm, nvidia, MacroEvidence("build", path, definition.line, why))
 
 
 def _state(definitions: list[Definition], vendor: str) -> MacroState:
