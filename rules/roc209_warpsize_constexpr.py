@@ -301,26 +301,26 @@ WarpsizeConstexpr.invalid = (
     ),
     Invalid(
         """
-        template <int kWarp, int kTile>
+        template <int kWarp>
         __device__ float reduce(float v);
         __global__ void k(float* x) {
-          x[0] = reduce<warpSize, Tile::warpSize>(x[threadIdx.x]);
+          x[0] = reduce<warpSize>(x[threadIdx.x]);
         }
         """,
         expect=("4:17-4:25",),
         message="a template argument",
         fixed="""
-        template <int kWarp, int kTile>
+        template <int kWarp>
         __device__ float reduce(float v);
         __global__ void k(float* x) {
         #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
           #if defined(__GFX8__) || defined(__GFX9__) || !defined(__HIP_DEVICE_COMPILE__)
-          x[0] = reduce<64, Tile::warpSize>(x[threadIdx.x]);
+          x[0] = reduce<64>(x[threadIdx.x]);
           #else
-          x[0] = reduce<32, Tile::warpSize>(x[threadIdx.x]);
+          x[0] = reduce<32>(x[threadIdx.x]);
           #endif
         #else
-          x[0] = reduce<warpSize, Tile::warpSize>(x[threadIdx.x]);
+          x[0] = reduce<warpSize>(x[threadIdx.x]);
         #endif
         }
         """,

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rocmlint.rules.roc209_warpsize_constexpr import WarpsizeConstexpr
 from test_cuda_project import write_tree
 
 from rocmlint.config import Settings
 from rocmlint.engine import Engine
+from rocmlint.rule import Invalid
+from rocmlint.testing import check_invalid
 
 _CONFIG = """
     #pragma once
@@ -59,3 +62,35 @@ def test_a_class_member_named_warpsize_is_the_projects_constant(tmp_path: Path) 
     root = write_tree(tmp_path, {"lib/config.cuh": _CONFIG, "lib/kernels.cu": _KERNELS})
     assert _roc209_lines(root, "lib/kernels.cu") == [17, 18]  # the built-in in `builtin` only
     assert _roc209_lines(root, "lib/config.cuh") == []
+
+
+def test_the_fix_replaces_the_builtin_and_keeps_the_member() -> None:
+    """The fix writes the target's wave size for HIP's `warpSize` only: `Tile::warpSize` is already a constant."""
+    example = Invalid(
+        """
+        template <int kWarp, int kTile>
+        __device__ float reduce(float v);
+        __global__ void k(float* x) {
+          x[0] = reduce<warpSize, Tile::warpSize>(x[threadIdx.x]);
+        }
+        """,
+        expect=("4:17-4:25",),
+        message="a template argument",
+        fixed="""
+        template <int kWarp, int kTile>
+        __device__ float reduce(float v);
+        __global__ void k(float* x) {
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+          #if defined(__GFX8__) || defined(__GFX9__) || !defined(__HIP_DEVICE_COMPILE__)
+          x[0] = reduce<64, Tile::warpSize>(x[threadIdx.x]);
+          #else
+          x[0] = reduce<32, Tile::warpSize>(x[threadIdx.x]);
+          #endif
+        #else
+          x[0] = reduce<warpSize, Tile::warpSize>(x[threadIdx.x]);
+        #endif
+        }
+        """,
+    )
+    problems = check_invalid(WarpsizeConstexpr, example)
+    assert not problems, "\n".join(problems)
