@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from rocmlint.cuda.frontend import Anchors, CudaContext, Node, Span
-from rocmlint.cuda.syntax import (
-    constant_context,
-    identifiers_in,
-    is_certainly_device,
-    is_certainly_host,
-    launches_kernels,
+from rocmlint.cuda.syntax import constant_context, is_certainly_device, is_certainly_host, launches_kernels
+from rocmlint.cuda.warp import (
+    constant_warpsize_uses,
+    device_wave_size_macros,
+    enum_declaration,
+    indent_of,
+    is_builtin_warpsize,
+    warpsize_macros,
+    wave_selector,
 )
-from rocmlint.cuda.warp import device_wave_size_macros, enum_declaration, indent_of, warpsize_macros, wave_selector
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
@@ -127,8 +129,8 @@ class WarpsizeConstexpr(Rule):
             return
         if text == "C10_WARP_SIZE" and not is_certainly_host(node, ctx):
             return
-        if text == "warpSize" and ctx.declaration_of(node) is not None:
-            return  # a template parameter or variable of the code's own, which shadows HIP's `warpSize`
+        if text == "warpSize" and not is_builtin_warpsize(node, ctx):
+            return  # the code's own: a class member (`Config::warpSize`), template parameter or variable
         context = constant_context(node, ctx)
         shown = text if text in _WARP_SIZE_NAMES else f"{text}` (`warpSize`)"
         if context is None:
@@ -156,10 +158,7 @@ class WarpsizeConstexpr(Rule):
             return None  # file scope: the host compiles it too
         if statement is None:
             return None
-        names = {*_WARP_SIZE_NAMES, *warpsize_macros(ctx)} - {"C10_WARP_SIZE"}
-        uses = [
-            n for n in identifiers_in(ctx, statement) if ctx.text(n) in names and constant_context(n, ctx) is not None
-        ]
+        uses = constant_warpsize_uses(ctx, statement)
         wave64 = ctx.rocm_variant(statement, [(n, "64") for n in uses])
         wave32 = ctx.rocm_variant(statement, [(n, "32") for n in uses])
         return ctx.gated_fix(
@@ -219,13 +218,15 @@ WarpsizeConstexpr.valid = (
         }
         """,
     ),
-    # The device-property field and a plain `const` copy are run-time values.
+    # The device-property field and a plain `const` copy are run-time values; a class member of the code's own
+    # (`static constexpr int warpSize = 64;` under HIP in a header) is a constant, not HIP's `warpSize`.
     Valid(
         """
         void launch(const cudaDeviceProp& prop, float* x) {
           const int ws = prop.warpSize;
           int blocks = (1024 + ws - 1) / ws;
           std::vector<float> host(prop.warpSize);
+          std::array<float, 2 * gpu::Config::warpSize> lanes;
         }
         """,
     ),
@@ -329,9 +330,10 @@ WarpsizeConstexpr.invalid = (
         __global__ void k(float* x) {
           static_assert(warpSize == 32, "one float per lane");
           constexpr int kWarpsPerBlock = 256 / warpSize;
+          constexpr int kLanes = ::warpSize + 0 * Tile::warpSize;  // `::warpSize` is HIP's
         }
         """,
-        expect=("2:17-2:25", "3:40-3:48"),
+        expect=("2:17-2:25", "3:40-3:48", "4:28-4:36"),
         message="`static_assert`",
     ),
     Invalid(

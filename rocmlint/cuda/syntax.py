@@ -487,6 +487,7 @@ __all__ = [
     "is_certainly_device",
     "is_certainly_host",
     "is_own_name",
+    "is_scoped_member",
     "largest_terms",
     "launches_kernels",
     "literal_pattern",
@@ -529,6 +530,18 @@ def _is_template_type_parameter(node: Node, ctx: CudaContext) -> bool:
             if declared is not None and ctx.text(declared) == name:
                 return True
     return False
+
+
+def is_scoped_member(node: Node) -> bool:
+    """Whether `node` is the name in `X::name` (`GpuConfig::warpSize`, `ns::cfg::warpSize`): a member of a named
+    class or namespace, the code's own, not the global name it spells. `::name` names the global one."""
+    parent = node.parent
+    return (
+        parent is not None
+        and parent.type == "qualified_identifier"
+        and parent.child_by_field_name("name") == node
+        and parent.child_by_field_name("scope") is not None
+    )
 
 
 def _is_macro_name(node: Node) -> bool:

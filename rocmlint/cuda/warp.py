@@ -26,7 +26,16 @@ from rocmlint.cuda.preprocessor import (
     names_in,
     parse_int,
 )
-from rocmlint.cuda.syntax import array_dimensions, bare, binary_parts, loop_counter, operator_with_literal
+from rocmlint.cuda.syntax import (
+    array_dimensions,
+    bare,
+    binary_parts,
+    constant_context,
+    identifiers_in,
+    is_scoped_member,
+    loop_counter,
+    operator_with_literal,
+)
 from rocmlint.cuda.values import START, Trace, constant_value, initialiser
 from rocmlint.diagnostics import Fix
 
@@ -1061,6 +1070,25 @@ def device_wave_size_macros(ctx: CudaContext) -> frozenset[str]:
     own = _own_macros_for(ctx, WAVE_SIZE_MACROS)
     _DEVICE_WAVE_MACROS[ctx] = found = frozenset({*WAVE_SIZE_MACROS, *own, *ctx.options.project.device_wave_sizes})
     return found
+
+
+def is_builtin_warpsize(node: Node, ctx: CudaContext) -> bool:
+    """Whether `node` is `warpSize` naming HIP's built-in: not a member of the code's own class or namespace
+    (`GpuConfig::warpSize`, a `static constexpr` a header may set to 64 for HIP; `cfg.warpSize` is a field, never an
+    identifier), nor a template parameter or variable of the code's own that shadows it where it is used. `::warpSize`
+    is the built-in."""
+    return ctx.text(node) == "warpSize" and not is_scoped_member(node) and ctx.declaration_of(node) is None
+
+
+def constant_warpsize_uses(ctx: CudaContext, span: Span) -> list[Node]:
+    """The names in `span` standing for HIP's `warpSize` (itself or a macro of this file defined as it) where C++
+    needs a constant expression: what a fix replaces with a target's wave size."""
+    macros = warpsize_macros(ctx)
+    return [
+        node
+        for node in identifiers_in(ctx, span)
+        if (ctx.text(node) in macros or is_builtin_warpsize(node, ctx)) and constant_context(node, ctx) is not None
+    ]
 
 
 def warpsize_macros(ctx: CudaContext) -> frozenset[str]:
