@@ -33,8 +33,8 @@ class CudaAvailableAsNvidia(Rule):
     PyTorch's ROCm builds answer through `torch.cuda`: `torch.cuda.is_available()` is true on an AMD GPU
     (PyTorch "HIP (ROCm) semantics", "Checking for HIP"). A chain written `if is_available(): <CUDA build> elif
     torch.version.hip: <HIP build>` builds the CUDA sources with nvcc flags on a ROCm machine that has a CUDA
-    toolkit too, and the ROCm branch never runs (xformers' setup.py added `torch.version.cuda is not None` for
-    this).
+    toolkit too, and the ROCm branch never runs (a real port's fix added `torch.version.cuda is not None`
+    there).
 
     ## Example
     ```python

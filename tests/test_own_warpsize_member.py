@@ -17,7 +17,7 @@ from rocmlint.testing import check_invalid
 _CONFIG = """
     #pragma once
     namespace lib {
-    struct GpuConfig {
+    struct DeviceTraits {
     #if defined(__HIPCC__)
       static constexpr int warpSize = 64;
     #else
@@ -32,17 +32,17 @@ _KERNELS = """
     #include "config.cuh"
     namespace lib {
     struct TravConfig {
-      static constexpr unsigned memPerWarp = 256 * GpuConfig::warpSize;
-      static constexpr unsigned targetSize = lib::GpuConfig::warpSize;
+      static constexpr unsigned memPerWarp = 256 * DeviceTraits::warpSize;
+      static constexpr unsigned targetSize = lib::DeviceTraits::warpSize;
     };
     template <int groupSize>
     __global__ void split(const float* x, float* out) {
-      __shared__ float masks[groupSize / GpuConfig::warpSize];
+      __shared__ float masks[groupSize / DeviceTraits::warpSize];
       out[threadIdx.x] = x[threadIdx.x] + masks[0];
     }
     void compute(const float* x, float* out, int n) {
-      unsigned gridSize = n * GpuConfig::warpSize;
-      split<2 * GpuConfig::warpSize><<<gridSize, 256>>>(x, out);
+      unsigned gridSize = n * DeviceTraits::warpSize;
+      split<2 * DeviceTraits::warpSize><<<gridSize, 256>>>(x, out);
     }
     __global__ void builtin(float* out) {
       __shared__ float partial[1024 / warpSize];

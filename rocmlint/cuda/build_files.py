@@ -2379,7 +2379,7 @@ def _make_source_sets(
 
 def _pattern_rule_vendors(lines: list[tuple[int, str]], recipes: frozenset[int]) -> list[tuple[str, str | None]]:
     """(prerequisite glob, vendor of the compilers its recipe runs) of each pattern rule making a target from a source
-    (`%custatevec_test.x: %custatevec_test.cu` then `$(NVCC) -o $@ $<`: `*custatevec_test.cu`, NVIDIA), its `%`
+    (`%vendorlib_test.x: %vendorlib_test.cu` then `$(NVCC) -o $@ $<`: `*vendorlib_test.cu`, NVIDIA), its `%`
     as `*`; the vendor None when the recipe runs a host compiler, both vendors' or none."""
     rules: list[tuple[list[str], set[str | None]]] = []  # per pattern rule: its prerequisite globs, its compilers
     for line, logical in lines:
@@ -2406,7 +2406,7 @@ def _compiled_by_one_vendors_rules(
     sources: tuple[SourceSet, ...], rules: list[tuple[str, str | None]]
 ) -> tuple[SourceSet, ...]:
     """`sources`, those of no vendor yet that the Makefile's pattern rules compile only with one vendor's compiler
-    (`$(wildcard *custatevec_test.cu)`, which only `%custatevec_test.x: %custatevec_test.cu` and its nvcc recipe may
+    (`$(wildcard *vendorlib_test.cu)`, which only `%vendorlib_test.x: %vendorlib_test.cu` and its nvcc recipe may
     compile) that vendor's: every rule whose prerequisite glob may match a file of theirs runs it."""
     if not rules:
         return sources
@@ -2420,7 +2420,7 @@ def _compiled_by_one_vendors_rules(
 
 def _globs_may_meet(first: str, second: str) -> bool:
     """Whether some path may match both globs (`*` anywhere, make's `%` as `*`): a plain path matching the other,
-    or two single-`*` globs whose fixed starts and ends agree (`*custatevec_test.cu` and `*cuda_test.cu` do not).
+    or two single-`*` globs whose fixed starts and ends agree (`*vendorlib_test.cu` and `*cuda_test.cu` do not).
     Globs with several `*` may always meet."""
     if first.count("*") > 1 or second.count("*") > 1:
         return True

@@ -533,7 +533,7 @@ def _is_template_type_parameter(node: Node, ctx: CudaContext) -> bool:
 
 
 def is_scoped_member(node: Node) -> bool:
-    """Whether `node` is the name in `X::name` (`GpuConfig::warpSize`, `ns::cfg::warpSize`): a member of a named
+    """Whether `node` is the name in `X::name` (`DeviceTraits::warpSize`, `ns::cfg::warpSize`): a member of a named
     class or namespace, the code's own, not the global name it spells. `::name` names the global one."""
     parent = node.parent
     return (

@@ -1074,7 +1074,7 @@ def device_wave_size_macros(ctx: CudaContext) -> frozenset[str]:
 
 def is_builtin_warpsize(node: Node, ctx: CudaContext) -> bool:
     """Whether `node` is `warpSize` naming HIP's built-in: not a member of the code's own class or namespace
-    (`GpuConfig::warpSize`, a `static constexpr` a header may set to 64 for HIP; `cfg.warpSize` is a field, never an
+    (`DeviceTraits::warpSize`, a `static constexpr` a header may set to 64 for HIP; `cfg.warpSize` is a field, never an
     identifier), nor a template parameter or variable of the code's own that shadows it where it is used. `::warpSize`
     is the built-in."""
     return ctx.text(node) == "warpSize" and not is_scoped_member(node) and ctx.declaration_of(node) is None

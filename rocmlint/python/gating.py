@@ -1660,8 +1660,8 @@ class GateAnalyzer:
 
     def _runtime_name_probe(self, call: ast.Call, binding: Binding) -> Vendor | None:
         """`_device_usable("cuda")` where the file also calls `_device_usable("rocm")`: a def of the file asked
-        about each runtime by name keeps them apart, so its "cuda" is NVIDIA's (a compiler's targets, TVM's
-        `tvm.device("cuda")` beside `tvm.device("rocm")`): never true on ROCm, and its "rocm" never true on
+        about each runtime by name keeps them apart, so its "cuda" is NVIDIA's (a compiler's targets,
+        `rt.device("cuda")` beside `rt.device("rocm")`): never true on ROCm, and its "rocm" never true on
         NVIDIA. None unless the call names one runtime and the file names the other to the same def."""
         asked = _runtime_name(call)
         if asked is None or binding.kind != "function" or not isinstance(binding.definition, FUNCTION_DEFS):
