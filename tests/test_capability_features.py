@@ -81,7 +81,9 @@ _CAP = "import torch\nfrom torch.nn.attention import SDPBackend, sdpa_kernel\nma
             True,
             id="dtypes-gain-bf16-false-arm",
         ),
-        pytest.param("dtypes = [torch.float32] if major >= 8 else [torch.float32]\n", "major >= 8", True, id="same-dtypes"),
+        pytest.param(
+            "dtypes = [torch.float32] if major >= 8 else [torch.float32]\n", "major >= 8", True, id="same-dtypes"
+        ),
         # Later architectures (MI250 reports 9.0 without FP8), other choices, narrower bf16 features.
         pytest.param("if major >= 9:\n    dtype = torch.bfloat16\n", "major >= 9", False, id="hopper-threshold"),
         pytest.param(

@@ -311,7 +311,9 @@ def test_in_format_dtype_table(code: str, decodes: bool) -> None:
         pytest.param("wscales = torch.empty(4, dtype=x if int4 else D)\n", True, id="conditional-arm-one-operand"),
         pytest.param("upscaled = torch.empty(4, dtype=D)\n", False, id="not-a-scale-word"),
         pytest.param(
-            "def _optimal_block_scales(base):\n    best = base.to(D)\n    return pick(best)\n", True, id="def-named-scales"
+            "def _optimal_block_scales(base):\n    best = base.to(D)\n    return pick(best)\n",
+            True,
+            id="def-named-scales",
         ),
         pytest.param("def compute_scales(amax):\n    s = (amax / 6.0).to(D)\n", True, id="def-ending-in-scales"),
         pytest.param("def scales_to_data(x):\n    q = x.to(D)\n", False, id="def-not-ending-in-scales"),

@@ -220,7 +220,7 @@ def _makes_block_scales(ctx: PythonContext, node: ast.AST) -> bool:
         names.append(last_name(call.func.value))
     names += _names_given_around(ctx, call)
     statement = ctx.semantic.statement_of(call)
-    function = next((ancestor for ancestor in ctx.ancestors(statement) if isinstance(ancestor, FUNCTION_DEFS)), None)
+    function = next((ancestor for ancestor in ctx.ancestors(call) if isinstance(ancestor, FUNCTION_DEFS)), None)
     if isinstance(statement, (ast.Assign, ast.AnnAssign)):
         names += [last_name(target) for target in assignment_targets(statement)]
     if function is not None and (isinstance(statement, ast.Return) or _names_scales(name_words(function.name)[-1:])):
