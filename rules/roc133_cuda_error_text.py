@@ -10,7 +10,7 @@ from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.python.conditions import chain_tests
 from rocmlint.python.embedded import string_token
 from rocmlint.python.fixes import also_searched
-from rocmlint.python.flow import only_picks_display
+from rocmlint.python.flow import only_picks_display, pairs_with_advice
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import caught_earlier, last_name, report_site
 from rocmlint.python.text_search import Needle, is_text_of_name, membership_needle, needles, searched_text, string_texts
@@ -70,11 +70,11 @@ class CudaErrorText(Rule):
     `re.search`/`re.match`/`re.compile`, `pytest.raises(match=...)`, `assertRaisesRegex`, `assertIn`; the wording may
     come from a name assigned once or from a tuple a loop or `any(...)` iterates (its literal is reported).
     Not flagged: vendor-neutral text (`"out of memory" in msg`, not `"XPU out of memory."`), a match only picking the
-    message logged, building or logging such a message (`raise RuntimeError("CUDA out of memory")`), `except
-    torch.cuda.OutOfMemoryError` (or an earlier one), checks also matching the ROCm spelling in the same condition,
-    chain, tuple (of patterns too) or pattern (`"CUDA out of memory" in msg or "HIP out of memory" in msg`,
-    `r"(CUDA|HIP) error"`, `isinstance(e, torch.cuda.OutOfMemoryError) or ...`, `(re.compile("CUDA..."),
-    re.compile("HIP..."))`).
+    message logged (or the advice beside it in a table), building or logging such a message (`raise RuntimeError("CUDA
+    out of memory")`), `except torch.cuda.OutOfMemoryError` (or an earlier one), checks also matching the ROCm spelling
+    in the same condition, chain, tuple (of patterns too) or pattern (`"CUDA out of memory" in msg or "HIP out of
+    memory" in msg`, `r"(CUDA|HIP) error"`, `isinstance(e, torch.cuda.OutOfMemoryError) or ...`,
+    `(re.compile("CUDA..."), re.compile("HIP..."))`).
 
     Test files are not checked: a suite mostly matches CUDA wording in errors it raises itself (mocks, fakes) or asserts
     the message of an error it provokes, which fails visibly on ROCm; a handler in the library silently stops matching.
@@ -133,7 +133,7 @@ class CudaErrorText(Rule):
             self._check(searched, node, ctx)
 
     def _check(self, needle: ast.expr, site: ast.expr, ctx: PythonContext) -> None:
-        if only_picks_display(ctx, site):
+        if only_picks_display(ctx, site) or pairs_with_advice(ctx, site):
             return
         for candidate in needles(ctx, needle):
             wording = _cuda_wording(candidate.text)
