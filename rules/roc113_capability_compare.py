@@ -57,7 +57,7 @@ class CapabilityCompare(Rule):
     (`major >= 9`) or of a test that stops on ROCm anyway, but not `skipif(cap != (9, 0))` (runs on MI250); a def
     returning only floats by arch (a speed prior: `if major >= 9: return 5.0`); an early return of an effect-free probe
     that answers False on ROCm whatever the test picks (it then imports an NVIDIA-only package); `major >= 8` only
-    picking bf16, an SDPA backend or FlashAttention 2 (or a flag or def named for it), or only turning TF32 on.
+    picking bf16 (or adding only bf16/fp16 to tried dtypes), an SDPA backend, FA2 (or a flag or def named so) or TF32.
 
     ## Why is this bad on ROCm?
     HIP reports the gfx IP version as the "compute capability": MI250 (gfx90a) is (9, 0), MI300X (gfx942) (9, 4), MI355X
@@ -222,11 +222,11 @@ CapabilityCompare.valid = (
         major, minor = torch.cuda.get_device_capability()
         HALF, BF16 = (torch.float16 if major >= 7 else torch.float32), (torch.bfloat16 if major >= 8 else torch.float16)
         ATTENTION = "flash_attention_2" if major >= 8 else "sdpa"  # ROCm's flash-attn build has FA2
+        DTYPES = [torch.float32, torch.bfloat16] if major >= 8 else [torch.float32]  # only adds bf16: AMD has it
         def prior_speed(): return 5.0 if major >= 9 else (4.0 if minor == 9 else 2.0) if major == 8 else 1.0  # a prior
         def _fast_fp8(): return (major, minor) == (8, 9)  # a private predicate only tested by `if`s: as an `if`
         if _fast_fp8(): kernel = "scaled_mm"
-        def tile_config():
-            return 64 if major * 10 + minor == 80 else 128 if (major, minor) in {(8, 6), (12, 0)} else 256
+        def tiles(): return 64 if major * 10 + minor == 80 else 128 if (major, minor) in {(8, 6), (12, 0)} else 256
         assert torch.cuda.get_device_capability() != (10, 0) or have_sm100_kernels(), "sm100 kernels missing"
         @pytest.mark.skipif(major >= 12, reason="no sm_120 kernel")  # a skip of newer GPUs only
         def test_probe():

@@ -6,6 +6,7 @@ import ast
 import re
 
 from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.python.conditions import behind_failed_probe
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import handled_by_callers
 from rocmlint.python.native import library_names, loaded_library
@@ -36,7 +37,9 @@ class NvmlCall(Rule):
     `NVMLError_LibraryNotFound`, `Exception`, `OSError`) and does not re-raise is a fallback and is not
     flagged; so is one in a def no other module may call (private, or read by no importer; a private method) whose
     every call is so caught, a few defs up, and one in the constructor of such a class every construction of which is
-    caught (`cls()` in a loop trying a list of backends in turn: `except Exception: continue` tries the next one). Imports, lazy ones too, are ROC104's business; `torch.cuda.*` is not flagged.
+    caught (`cls()` in a loop trying a list of backends in turn: `except Exception: continue` tries the next one), and
+    one behind a flag such a handler clears (`ok = True`, `try: pynvml.nvmlInit()`, `except Exception: ok = False`,
+    then `if not ok: return 0`). Imports, lazy ones too, are ROC104's business; `torch.cuda.*` is not flagged.
 
     ## Why is this bad on ROCm?
     NVML lives in `libnvidia-ml.so`, which AMD systems do not have: `pynvml.nvmlInit()` raises
@@ -79,8 +82,10 @@ class NvmlCall(Rule):
         if name is None:
             return
         if _is_nvml_function(name):
-            # A `try:` whose handler catches the NVML failure and does not re-raise is a fallback.
-            if not handled_by_callers(ctx, node, _NVML_FAILURES | _BROAD_FAILURES):
+            # A `try:` whose handler catches the NVML failure and does not re-raise is a fallback, and so is a flag
+            # such a handler clears.
+            caught = _NVML_FAILURES | _BROAD_FAILURES
+            if not (handled_by_callers(ctx, node, caught) or behind_failed_probe(ctx, node, caught)):
                 ctx.report(node, _message(name.rsplit(".", 1)[-1]))
             return
         library = loaded_library(ctx, node)
@@ -190,12 +195,16 @@ NvmlCall.valid = (
         errors = (pynvml.NVMLError,) if pynvml else ()
         """,
     ),
-    # Other shared libraries; an `and` short-circuit on an NVIDIA-only test.
+    # Other shared libraries; an `and` short-circuit on an NVIDIA-only test; a load inside try/except OSError.
     Valid(
         """
         import ctypes, torch
         hip = ctypes.CDLL("libamdhip64.so")
         nvml = torch.version.cuda is not None and ctypes.CDLL("libnvidia-ml.so.1")
+        try:
+            _nvml = ctypes.cdll.LoadLibrary("libnvidia-ml.so")
+        except OSError:
+            _nvml = None
         """,
     ),
     # The `else` of "a ROCm GPU?" (`is_available() and torch.version.hip is not None`): NVIDIA GPUs, or none.
@@ -211,16 +220,6 @@ NvmlCall.valid = (
             else:
                 import pynvml
                 pynvml.nvmlInit()
-        """,
-    ),
-    # ctypes load inside try/except OSError with a fallback.
-    Valid(
-        """
-        import ctypes
-        try:
-            _nvml = ctypes.cdll.LoadLibrary("libnvidia-ml.so")
-        except OSError:
-            _nvml = None
         """,
     ),
     # PyTorch's own NVML-named helpers and settings: no NVML library is called.

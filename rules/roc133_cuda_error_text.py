@@ -10,9 +10,9 @@ from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.python.conditions import chain_tests
 from rocmlint.python.embedded import string_token
 from rocmlint.python.fixes import also_searched
-from rocmlint.python.flow import only_picks_display
+from rocmlint.python.flow import only_picks_display, pairs_with_advice
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import last_name, report_site
+from rocmlint.python.idioms import caught_earlier, last_name, report_site
 from rocmlint.python.text_search import Needle, is_text_of_name, membership_needle, needles, searched_text, string_texts
 from rocmlint.rule import Invalid, Rule, Valid
 
@@ -56,6 +56,7 @@ _ROCM_WORDING = re.compile(r"(?:(?<![a-z])|(?<=\\b))(?:hip|rocm|miopen|rocblas)"
 # "out of memory" with no device named before it (`" out of memory."`, `"error: out of memory"`), which ROCm's
 # "HIP out of memory" contains too; "XPU out of memory." names another device.
 _VENDOR_NEUTRAL_OOM = re.compile(r"(?<!\w )out of memory", re.IGNORECASE)
+_OOM_TYPE = "OutOfMemoryError"  # torch's, raised by ROCm builds too
 
 
 class CudaErrorText(Rule):
@@ -68,11 +69,12 @@ class CudaErrorText(Rule):
     `"CUDNN_STATUS_"` (as raised or lower-cased) searched with `in`/`not in`, `str.startswith`/`endswith`/`find`,
     `re.search`/`re.match`/`re.compile`, `pytest.raises(match=...)`, `assertRaisesRegex`, `assertIn`; the wording may
     come from a name assigned once or from a tuple a loop or `any(...)` iterates (its literal is reported).
-    Not flagged: vendor-neutral text (`"out of memory" in msg`, not `"XPU out of memory."`), a match only picking
-    the message logged, building or logging such a message (`raise RuntimeError("CUDA out of memory")`), `except
-    torch.cuda.OutOfMemoryError`, checks also matching the ROCm spelling in the same condition, chain, tuple (of
-    patterns too) or pattern (`"CUDA out of memory" in msg or "HIP out of memory" in msg`, `r"(CUDA|HIP) error"`,
-    `isinstance(e, torch.cuda.OutOfMemoryError) or ...`, `(re.compile("CUDA..."), re.compile("HIP..."))`).
+    Not flagged: vendor-neutral text (`"out of memory" in msg`, not `"XPU out of memory."`), a match only picking the
+    message logged (or the advice beside it in a table), building or logging such a message (`raise RuntimeError("CUDA
+    out of memory")`), `except torch.cuda.OutOfMemoryError` (or an earlier one), checks also matching the ROCm spelling
+    in the same condition, chain, tuple (of patterns too) or pattern (`"CUDA out of memory" in msg or "HIP out of
+    memory" in msg`, `r"(CUDA|HIP) error"`, `isinstance(e, torch.cuda.OutOfMemoryError) or ...`,
+    `(re.compile("CUDA..."), re.compile("HIP..."))`).
 
     Test files are not checked: a suite mostly matches CUDA wording in errors it raises itself (mocks, fakes) or asserts
     the message of an error it provokes, which fails visibly on ROCm; a handler in the library silently stops matching.
@@ -131,7 +133,7 @@ class CudaErrorText(Rule):
             self._check(searched, node, ctx)
 
     def _check(self, needle: ast.expr, site: ast.expr, ctx: PythonContext) -> None:
-        if only_picks_display(ctx, site):
+        if only_picks_display(ctx, site) or pairs_with_advice(ctx, site):
             return
         for candidate in needles(ctx, needle):
             wording = _cuda_wording(candidate.text)
@@ -186,11 +188,9 @@ def _matches_rocm_too(needle: Needle, wording: _Wording, site: ast.expr, ctx: Py
         return False
     if any(_VENDOR_NEUTRAL_OOM.search(text) and _cuda_wording(text) is None for text in texts):
         return True
-    return any(_is_oom_exception_type(node) for condition in conditions for node in ctx.semantic.descendants(condition))
-
-
-def _is_oom_exception_type(node: ast.AST) -> bool:
-    return isinstance(node, (ast.Name, ast.Attribute)) and last_name(node) == "OutOfMemoryError"
+    nodes = (node for condition in conditions for node in ctx.semantic.descendants(condition))
+    typed = any(isinstance(node, (ast.Name, ast.Attribute)) and last_name(node) == _OOM_TYPE for node in nodes)
+    return typed or caught_earlier(ctx, site, _OOM_TYPE)  # an earlier `except ...OutOfMemoryError:` takes ROCm's
 
 
 def _message(wording: _Wording) -> str:
@@ -211,7 +211,7 @@ CudaErrorText.valid = (
                 except torch.cuda.OutOfMemoryError:
                     batch_size //= 2
                 except RuntimeError as e:
-                    if "out of memory" not in str(e):
+                    if "CUDA out of memory" not in str(e):  # other OOMs: torch's (ROCm's too) is caught above
                         raise
                     batch_size //= 2
             return batch_size

@@ -196,6 +196,49 @@ def test_test_folders_named_for_the_vendors_without_a_test_in_both_prove_nothing
     assert base(tmp_path, files, "tests/nvidia/test_clusters.py") == EVERYWHERE
 
 
+def _script_trees() -> dict[str, str | None]:
+    """`problems/nvidia/` and `problems/amd/` each hold an `eval.py` and problems run as scripts beside it."""
+    return {
+        "problems/nvidia/eval.py": "import utils\n",
+        "problems/nvidia/utils.py": "",
+        "problems/nvidia/fp4_gemm/reference.py": HAZARDS,
+        "problems/amd/eval.py": "import utils\n",
+        "problems/amd/utils.py": "",
+        "problems/amd/fp8_mm/reference.py": HAZARDS,
+    }
+
+
+def test_script_trees_per_vendor_run_the_nvidia_folder_on_nvidia_only(tmp_path: Path) -> None:
+    """Neither folder is imported from outside, and both hold an `eval.py`: one copy of the scripts per vendor."""
+    files = {path: text for path, text in _script_trees().items() if text is not None}
+    found = bases(tmp_path, files, "problems/nvidia/fp4_gemm/reference.py", "problems/amd/fp8_mm/reference.py")
+    assert found == [NVIDIA_ONLY, EVERYWHERE]
+
+
+_PACKAGES: dict[str, str | None] = {
+    "problems/__init__.py": "",
+    "problems/nvidia/__init__.py": "",
+    "problems/nvidia/fp4_gemm/__init__.py": "",
+    "problems/amd/__init__.py": "",
+}
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        pytest.param(
+            _PACKAGES | {"run.py": "from problems.nvidia.fp4_gemm import reference\n"}, id="imported-from-outside"
+        ),
+        pytest.param(_PACKAGES | {"run.py": "from problems.amd import utils\n"}, id="rocm-twin-imported-from-outside"),
+        pytest.param({"problems/amd/eval.py": None, "problems/amd/utils.py": None}, id="no-twin-module"),
+        pytest.param(_PACKAGES | {"problems/amd/eval.py": None, "problems/amd/utils.py": None}, id="only-init-twins"),
+    ],
+)
+def test_vendor_script_trees_need_a_twin_and_no_importer_outside(tmp_path: Path, extra: dict[str, str | None]) -> None:
+    files = {path: text for path, text in (_script_trees() | extra).items() if text is not None}
+    assert base(tmp_path, files, "problems/nvidia/fp4_gemm/reference.py") == EVERYWHERE
+
+
 def test_hazards_in_the_nvidia_sibling_are_not_reported(tmp_path: Path) -> None:
     root = write_tree(tmp_path, siblings())
     assert _codes(root, "pkg/kernels/nvidia/sub/tiles.py") == []

@@ -68,6 +68,22 @@ _CAP = "import torch\nfrom torch.nn.attention import SDPBackend, sdpa_kernel\nma
             True,
             id="fa2-predicate-refuses-turing",
         ),
+        # A list of dtypes to try that only gains bf16 or fp16 on an A100 (every AMD GPU has both), or the same list.
+        pytest.param(
+            "dtypes = [torch.float32, torch.bfloat16, torch.float16] if major >= 8 else [torch.float32]\n",
+            "major >= 8",
+            True,
+            id="dtypes-gain-half",
+        ),
+        pytest.param(
+            "dtypes = (torch.float32,) if major < 8 else (torch.bfloat16, torch.float32)\n",
+            "major < 8",
+            True,
+            id="dtypes-gain-bf16-false-arm",
+        ),
+        pytest.param(
+            "dtypes = [torch.float32] if major >= 8 else [torch.float32]\n", "major >= 8", True, id="same-dtypes"
+        ),
         # Later architectures (MI250 reports 9.0 without FP8), other choices, narrower bf16 features.
         pytest.param("if major >= 9:\n    dtype = torch.bfloat16\n", "major >= 9", False, id="hopper-threshold"),
         pytest.param(
@@ -109,6 +125,24 @@ _CAP = "import torch\nfrom torch.nn.attention import SDPBackend, sdpa_kernel\nma
             "major < 9",
             False,
             id="refusal-below-hopper",
+        ),
+        pytest.param(
+            "dtypes = [torch.float32, torch.float8_e4m3fn] if major >= 8 else [torch.float32]\n",
+            "major >= 8",
+            False,
+            id="dtypes-gain-fp8",
+        ),
+        pytest.param(
+            "dtypes = [torch.bfloat16, torch.float16] if major >= 8 else [torch.float32]\n",
+            "major >= 8",
+            False,
+            id="dtypes-drop-fp32",
+        ),
+        pytest.param(
+            "dtypes = [torch.float32, torch.bfloat16] if major >= 9 else [torch.float32]\n",
+            "major >= 9",
+            False,
+            id="dtypes-gain-bf16-hopper",
         ),
         pytest.param("use_flash_attn_3 = major >= 8\n", "major >= 8", False, id="fa3-flag"),
         pytest.param("if major >= 9:\n    attention = 'flash_attn_3'\n", "major >= 9", False, id="fa3-text"),

@@ -193,3 +193,20 @@ def test_decides_support(code: str, decides: bool) -> None:
     snippet = parse(f"import logging\nlog = logging.getLogger()\nS = []\ndef f(arch, archs, x, y):\n{body}")
     site = next(node for node in ast.walk(snippet.module) if isinstance(node, ast.Compare))
     assert flow.decides_support(snippet.ctx, site) is decides
+
+
+@pytest.mark.parametrize(
+    ("table", "advice"),
+    [
+        pytest.param('[(P, "Out of GPU memory. Try a smaller batch."), (Q, "Check your network.")]', True, id="advice"),
+        pytest.param('((P, "Out of GPU memory: try int4."),)', True, id="tuple-of-pairs"),
+        pytest.param('[(P, "oom"), (Q, "network")]', False, id="labels-read-back"),
+        pytest.param('[("Out of GPU memory. Try a smaller batch.", P)]', False, id="pattern-second"),
+        pytest.param('[(P, "Out of GPU memory. Try a smaller batch.", retry)]', False, id="more-than-a-pair"),
+        pytest.param('check(P, "Out of GPU memory. Try a smaller batch.")', False, id="call-arguments"),
+    ],
+)
+def test_pairs_with_advice(table: str, advice: bool) -> None:
+    """A pattern paired with a sentence of advice in a table only picks the advice shown."""
+    snippet = parse("HINTS = " + table + "\n")
+    assert flow.pairs_with_advice(snippet.ctx, snippet.node("P", ast.Name)) is advice

@@ -310,6 +310,13 @@ def test_in_format_dtype_table(code: str, decodes: bool) -> None:
         pytest.param('m.register_parameter("bias", nn.Parameter(torch.empty(4, dtype=D)))\n', False, id="other-name"),
         pytest.param("wscales = torch.empty(4, dtype=x if int4 else D)\n", True, id="conditional-arm-one-operand"),
         pytest.param("upscaled = torch.empty(4, dtype=D)\n", False, id="not-a-scale-word"),
+        pytest.param(
+            "def _optimal_block_scales(base):\n    best = base.to(D)\n    return pick(best)\n",
+            True,
+            id="def-named-scales",
+        ),
+        pytest.param("def compute_scales(amax):\n    s = (amax / 6.0).to(D)\n", True, id="def-ending-in-scales"),
+        pytest.param("def scales_to_data(x):\n    q = x.to(D)\n", False, id="def-not-ending-in-scales"),
     ],
 )
 def test_fp4_block_scales(code: str, block_scales: bool) -> None:
@@ -573,6 +580,18 @@ class Fp8StorageMethod:
             _CONVERTER.replace("EXTRA", "pass").replace("save_file(out, path)", "run(out)"), False, id="no-write"
         ),
         pytest.param(_CONVERTER.replace("EXTRA", "pass").split("if __name__")[0], False, id="not-a-script"),
+        pytest.param(
+            _CONVERTER.replace("EXTRA", "pass").split("if __name__")[0]
+            + "args = argparse.ArgumentParser().parse_args()\nconvert(torch.load(args.src), args.dst)\n",
+            True,
+            id="script-reading-its-command-line",
+        ),
+        pytest.param(
+            _CONVERTER.replace("EXTRA", "pass").split("if __name__")[0]
+            + "def main():\n    args = argparse.ArgumentParser().parse_args()\n",
+            False,
+            id="command-line-read-in-a-def",
+        ),
         pytest.param(
             _UPCASTING.replace("FORWARD", "return F.linear(x, upcast(self.weight, x.dtype))"), True, id="upcast"
         ),

@@ -759,3 +759,35 @@ def test_opted_in_by_switch(test: str, expected: bool) -> None:
 )
 def test_off_by_default_options_are_switches_and_false_class_fields(declarations: str, expected: bool) -> None:
     assert parse(declarations).ctx.off_by_default("allow_tf32") is expected
+
+
+_OOM_HANDLERS = """
+try:
+    step()
+except FIRST:
+    retry()
+except RuntimeError as e:
+    if "CUDA out of memory" in str(e):
+        retry()
+"""
+
+
+@pytest.mark.parametrize(
+    ("first", "caught"),
+    [
+        pytest.param("torch.cuda.OutOfMemoryError", True, id="typed-clause-first"),
+        pytest.param("(ValueError, torch.OutOfMemoryError)", True, id="in-a-tuple"),
+        pytest.param("ValueError", False, id="another-exception"),
+    ],
+)
+def test_caught_earlier(first: str, caught: bool) -> None:
+    snippet = parse("import torch\n" + _OOM_HANDLERS.replace("FIRST", first))
+    node = snippet.node('"CUDA out of memory"', ast.Constant)
+    assert idioms.caught_earlier(snippet.ctx, node, "OutOfMemoryError") is caught
+
+
+def test_caught_earlier_needs_the_typed_clause_before() -> None:
+    code = _OOM_HANDLERS.replace("FIRST", "ValueError") + "except torch.cuda.OutOfMemoryError:\n    pass\n"
+    snippet = parse("import torch\n" + code)
+    node = snippet.node('"CUDA out of memory"', ast.Constant)
+    assert not idioms.caught_earlier(snippet.ctx, node, "OutOfMemoryError")

@@ -5,7 +5,8 @@ ROCm reports the gfx IP version as the compute capability (MI200 and MI300 9.x, 
 `major >= 8` or `cap >= (8, 0)` is true on every AMD GPU, as on an A100. Where that test only chooses bf16 (the
 dtype, a flag named for it, a `should_use_bf16()` answer), the flash/memory-efficient SDPA backends or
 FlashAttention 2 (`"flash_attention_2"`, a `use_flash_attn` flag, `return False` for older GPUs in
-`is_flash_attn_available()`; ROCm's flash-attn build has it), every GPU ROCm supports has the feature and True is
+`is_flash_attn_available()`; ROCm's flash-attn build has it), or only adds bf16 or fp16 to the dtypes a test
+tries (`[torch.float32, torch.bfloat16] if major >= 8 else [torch.float32]`), every GPU ROCm supports has the feature and True is
 the right answer there. An arm that only turns TF32 on is right there too: ROCm ignores the switches unless asked
 (ROC102 reports the switch itself). Tests of later NVIDIA architectures (`>= (8, 9)` for FP8, `major >= 9` for TMA
 or wgmma) are false on an A100 and stay out of this module's answer, as do tests that pick anything else (kernels,
@@ -35,6 +36,8 @@ _FA2_TEXT = re.compile(r"(?<![a-z0-9])(?:flash[-_ ]?(?:attn|attention)?[-_ ]?v?2
 _SDPA_BACKENDS = frozenset({"FLASH_ATTENTION", "EFFICIENT_ATTENTION", "MATH"})
 _SDPA_CONTEXTS = frozenset({"torch.nn.attention.sdpa_kernel", "torch.backends.cuda.sdp_kernel"})
 _SDPA_SWITCHES = frozenset({"torch.backends.cuda.enable_flash_sdp", "torch.backends.cuda.enable_mem_efficient_sdp"})
+# The 16-bit float dtypes every AMD GPU has: a list of dtypes to try that only gains them on an A100 tests no more.
+_HALF_DTYPES = frozenset({"torch.bfloat16", "torch.float16", "torch.half"})
 # The TF32 switches: ROCm ignores them unless `HIPBLASLT_ALLOW_TF32` is set (ROC102 reports them on their own).
 _TF32_FLAGS = frozenset({"torch.backends.cuda.matmul.allow_tf32", "torch.backends.cudnn.allow_tf32"})
 _TF32_CALLS = frozenset({"torch.set_float32_matmul_precision"})
@@ -80,7 +83,8 @@ def _truth_picks_feature(ctx: PythonContext, node: ast.AST, ampere: bool, follow
         arm = parent.body if taken else parent.orelse
         return bool(arm) and all(_feature_statement(ctx, statement) for statement in arm)
     if isinstance(parent, ast.IfExp) and parent.test is holder:
-        return _feature_value(ctx, parent.body if taken else parent.orelse)
+        chosen, other = (parent.body, parent.orelse) if taken else (parent.orelse, parent.body)
+        return _feature_value(ctx, chosen) or _only_adds_half_dtypes(ctx, chosen, other)
     if isinstance(parent, ast.Return):
         return _in_feature_def(ctx, parent)
     if isinstance(parent, ast.keyword):
@@ -170,6 +174,27 @@ def _feature_value(ctx: PythonContext, value: ast.expr) -> bool:
         return True
     owner, _, member = name.rpartition(".")
     return owner.endswith("SDPBackend") and member in _SDPA_BACKENDS
+
+
+def _only_adds_half_dtypes(ctx: PythonContext, chosen: ast.expr, other: ast.expr) -> bool:
+    """`chosen`, the dtypes an A100 and every AMD GPU try, holds all of `other` (what older GPUs try) and adds only
+    bf16 or fp16 (`[torch.float32, torch.bfloat16] if major >= 8 else [torch.float32]`), or the arms are the same:
+    FP8, TF32 or any other dtype, or an arm that drops one, keeps the test's answer meaningful."""
+    chosen_dtypes = _dtype_names(ctx, chosen)
+    other_dtypes = _dtype_names(ctx, other)
+    if chosen_dtypes is None or other_dtypes is None:
+        return False
+    return other_dtypes <= chosen_dtypes and chosen_dtypes - other_dtypes <= _HALF_DTYPES
+
+
+def _dtype_names(ctx: PythonContext, value: ast.expr) -> frozenset[str] | None:
+    """The `torch.*` dtypes a list or tuple display holds, or None when it holds anything else or nothing."""
+    if not isinstance(value, (ast.List, ast.Tuple)) or not value.elts:
+        return None
+    names = [ctx.qualified_name(element) for element in value.elts]
+    if not all(name is not None and name.startswith("torch.") for name in names):
+        return None
+    return frozenset(name for name in names if name is not None)
 
 
 def _is_true(value: ast.expr) -> bool:

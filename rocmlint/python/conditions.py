@@ -20,9 +20,11 @@ from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import (
     MAX_CALLER_LEVELS,
     called_only_here,
+    caught_names,
     is_none,
     is_subscript_index,
     last_name,
+    re_raises,
     statements_before,
 )
 from rocmlint.python.scopes import COMPOUND_STATEMENTS, FUNCTION_DEFS, last_line
@@ -373,3 +375,68 @@ def in_def_named(ctx: PythonContext, node: ast.AST, pattern: re.Pattern[str], le
         return False
     uses = ctx.references.uses_of(outermost)
     return bool(uses) and all(isinstance(use, ast.Call) and in_def_named(ctx, use, pattern, levels + 1) for use in uses)
+
+
+def behind_failed_probe(ctx: PythonContext, node: ast.Call, caught: frozenset[str]) -> bool:
+    """`node`, a call into a module (`pynvml.nvmlDeviceGetHandleByIndex(...)`), runs only while a module-level flag
+    is true (`if ok:`, after `if not ok: return 0`) that is set True before a module-level `try:` calling into the
+    same module and False in a handler of it catching one of `caught` (`ok = True`, `try: pynvml.nvmlInit()`,
+    `except Exception: ok = False`): where that first call fails, the flag keeps the later ones from running."""
+    module = (ctx.qualified_name(node.func) or "").rpartition(".")[0]
+    if not module:
+        return False
+
+    def holds(test: ast.expr, taken: bool) -> bool:
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test, taken = test.operand, not taken
+        return taken and isinstance(test, ast.Name) and _probe_flag(ctx, test.id, module, caught)
+
+    return guarded_by(ctx, node, holds)
+
+
+def _probe_flag(ctx: PythonContext, name: str, module: str, caught: frozenset[str]) -> bool:
+    """Every assignment to `name` in the file is `True` before or in a module-level `try:` calling into `module`, or
+    `False` in a handler of such a `try` that catches one of `caught` and does not re-raise; one is."""
+    assignments = [
+        node
+        for node in ast.walk(ctx.module)
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+        and any(isinstance(target, ast.Name) and target.id == name for target in _targets(node))
+    ]
+    probes = [
+        statement
+        for statement in ctx.module.body
+        if isinstance(statement, ast.Try) and _calls_into(ctx, statement, module)
+    ]
+    turned_off = False
+    for assignment in assignments:
+        value = assignment.value if isinstance(assignment, ast.Assign) else None
+        if not (isinstance(value, ast.Constant) and isinstance(value.value, bool)):
+            return False
+        handler = ctx.parent(assignment)
+        if value.value is False:
+            if not (isinstance(handler, ast.ExceptHandler) and ctx.parent(handler) in probes):
+                return False
+            if re_raises(handler) or not (handler.type is None or set(caught_names(handler)) & caught):
+                return False
+            turned_off = True
+        elif not any(_before_or_in(ctx, assignment, probe) for probe in probes):
+            return False
+    return turned_off
+
+
+def _targets(statement: ast.Assign | ast.AugAssign | ast.AnnAssign) -> list[ast.expr]:
+    return statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+
+
+def _calls_into(ctx: PythonContext, probe: ast.Try, module: str) -> bool:
+    calls = (node for statement in probe.body for node in ast.walk(statement) if isinstance(node, ast.Call))
+    return any((ctx.qualified_name(call.func) or "").startswith(module + ".") for call in calls)
+
+
+def _before_or_in(ctx: PythonContext, statement: ast.stmt, probe: ast.Try) -> bool:
+    """`statement` is one of the module's statements before `probe`, or one of `probe`'s body."""
+    body = ctx.module.body
+    if statement in probe.body:
+        return True
+    return statement in body and body.index(statement) < body.index(probe)

@@ -35,6 +35,9 @@ T = TypeVar("T")
 Visit = Callable[[ast.AST], "Sequence[T] | None"]
 # The loops whose target takes the values of an iterable: the `for` statements and comprehension clauses.
 _LOOPS = (ast.For, ast.AsyncFor, ast.comprehension)
+_PAIR = 2
+# Words enough for a sentence of advice shown to a user, not a label the code reads back (`"oom"`, `"retry"`).
+_SENTENCE_WORDS = 4
 
 
 class Use(enum.Enum):
@@ -186,6 +189,19 @@ def truth_holder(ctx: PythonContext, node: ast.AST) -> ast.AST:
 
 def _quantifies(ctx: PythonContext, call: ast.AST | None) -> bool:
     return isinstance(call, ast.Call) and len(call.args) == 1 and ctx.qualified_name(call.func) in _QUANTIFIERS
+
+
+def pairs_with_advice(ctx: PythonContext, node: ast.AST) -> bool:
+    """`node` (a pattern) is the first of a pair in a table of pairs, each pairing it with a sentence of advice:
+    `[(re.compile(r"CUDA out of memory|OOM"), "Out of GPU memory. Try a smaller batch."), ...]`. A match picks the
+    advice shown; it decides nothing else."""
+    pair = ctx.parent(node)
+    if not isinstance(pair, ast.Tuple) or len(pair.elts) != _PAIR or pair.elts[0] is not node:
+        return False
+    if not isinstance(ctx.parent(pair), (ast.List, ast.Tuple)):
+        return False
+    advice = ctx.string_value(pair.elts[1])
+    return advice is not None and len(advice.split()) >= _SENTENCE_WORDS
 
 
 def _only_displays(ctx: PythonContext, choice: ast.If) -> bool:

@@ -14,7 +14,7 @@ import ast
 import os
 import re
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
@@ -104,6 +104,8 @@ _ARCH_SELECTION_MARKERS = ("fnuz", "gfx")
 _CHECKPOINT_WRITERS = frozenset(
     {"torch.save", "safetensors.torch.save_file", "safetensors.torch.save_model", "safetensors.numpy.save_file"}
 )
+# `argparse.ArgumentParser`'s readers of the command line.
+_COMMAND_LINE_PARSES = frozenset({"parse_args", "parse_known_args"})
 # Tensor methods that reshape or reinterpret a tensor where it is, without arithmetic on its elements.
 _IN_PLACE_OF_DATA = frozenset({"view", "reshape", "contiguous", "detach", "clone", "flatten", "t", "transpose"})
 _FP8_ONLY_STORED: weakref.WeakKeyDictionary[PythonContext, bool] = weakref.WeakKeyDictionary()
@@ -178,8 +180,9 @@ def ocp_by_spec(ctx: PythonContext, node: ast.AST) -> bool:
 def fp4_block_scales(ctx: PythonContext, node: ast.AST) -> bool:
     """`node` is the dtype of the block scales of a 4-bit float format (NVFP4: E2M1 elements with OCP e4m3 scales,
     one per 16): the tensor a `.to(node)`, `.view(node)` or a factory's `dtype=node` makes is named as scales (what
-    it is assigned to, the tensor cast, or the def returning it: `sc = (sc.float() * ratio).to(node)`,
-    `scale_u8.view(node)`, `def _recast_scale(t): return t.to(node)`) in code naming a 4-bit float format.
+    it is assigned to, the tensor cast, the def returning it or a def whose name ends in scales, which makes nothing
+    else in FP8: `sc = (sc.float() * ratio).to(node)`, `scale_u8.view(node)`, `def _recast_scale(t): return
+    t.to(node)`, `s8 = base.to(node)` in `def _optimal_nvfp4_scales`) in code naming a 4-bit float format.
     The format fixes the scales' encoding, which MI300 decodes in software as every GPU without FP4 does. Also a
     variable of a def holding the dtype (`fp8_dtype = torch.float8_e4m3fn`) whose every read makes such scales or is
     the `finfo` of the scales' range (`torch.finfo(fp8_dtype).max`)."""
@@ -217,14 +220,16 @@ def _makes_block_scales(ctx: PythonContext, node: ast.AST) -> bool:
         names.append(last_name(call.func.value))
     names += _names_given_around(ctx, call)
     statement = ctx.semantic.statement_of(call)
+    function = next((ancestor for ancestor in ctx.ancestors(call) if isinstance(ancestor, FUNCTION_DEFS)), None)
     if isinstance(statement, (ast.Assign, ast.AnnAssign)):
         names += [last_name(target) for target in assignment_targets(statement)]
-    elif isinstance(statement, ast.Return):
-        function = next(
-            (ancestor for ancestor in ctx.ancestors(statement) if isinstance(ancestor, FUNCTION_DEFS)), None
-        )
-        names += [function.name] if function is not None else []
-    return any(word in _SCALE_WORDS or word.endswith(_SCALE_SUFFIXES) for name in names for word in name_words(name))
+    if function is not None and (isinstance(statement, ast.Return) or _names_scales(name_words(function.name)[-1:])):
+        names.append(function.name)  # what the def returns, or all a def named for scales makes (`_nvfp4_scales`)
+    return _names_scales(word for name in names for word in name_words(name))
+
+
+def _names_scales(words: Iterable[str]) -> bool:
+    return any(word in _SCALE_WORDS or word.endswith(_SCALE_SUFFIXES) for word in words)
 
 
 def _names_given_around(ctx: PythonContext, call: ast.Call) -> list[str]:
@@ -704,7 +709,8 @@ def _moved_back(ctx: PythonContext, moved: ast.Call) -> bool:
 
 def fp8_only_stored(ctx: PythonContext) -> bool:
     """The file multiplies no matrices in FP8 (no call named `*mm`, `*gemm*`, `*matmul*`) and shows what its FP8
-    tensors are for instead: it is a script (`if __name__ == "__main__":`, not a test) that writes checkpoints
+    tensors are for instead: it is a script (`if __name__ == "__main__":` or `args = parser.parse_args()` at module
+    level, not a test) that writes checkpoints
     (`torch.save`, safetensors' `save_file`), an offline converter whose FP8 tensors are the OCP interchange format of the files it
     writes; or it defines a module whose `forward` (or a def it patches in as one: `layer.forward = new_forward`)
     casts its weight to the input's dtype before using it (`self.weight.to(x.dtype)`, `upcast(self.weight,
@@ -728,7 +734,19 @@ def _only_stores_fp8(ctx: PythonContext) -> bool:
     if ctx.in_test_suite:
         return False  # a test saving a quantized model tests it: its FP8 feeds the compute of the code it tests
     main = any(tests_main_module(statement.test) for statement in ctx.module.body if isinstance(statement, ast.If))
-    return main and any(ctx.qualified_name(call.func) in _CHECKPOINT_WRITERS for call in calls)
+    return (main or _parses_command_line(ctx)) and any(
+        ctx.qualified_name(call.func) in _CHECKPOINT_WRITERS for call in calls
+    )
+
+
+def _parses_command_line(ctx: PythonContext) -> bool:
+    """A module-level statement reads the command line (`args = parser.parse_args()`): the file is a script run on
+    its own, as one behind `if __name__ == "__main__":` is."""
+    for statement in ctx.module.body:
+        value = statement.value if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.Expr)) else None
+        if isinstance(value, ast.Call) and last_name(value.func) in _COMMAND_LINE_PARSES:
+            return True
+    return False
 
 
 def _upcasts_weight(ctx: PythonContext, function: FunctionNode) -> bool:

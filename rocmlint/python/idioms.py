@@ -615,3 +615,22 @@ def literals_in(ctx: PythonContext, value: ast.AST) -> list[str]:
         elif isinstance(node, ast.Call):
             stack.extend(reversed(argument_values(node)))
     return found
+
+
+def caught_earlier(ctx: PythonContext, node: ast.AST, exception: str) -> bool:
+    """`node` sits in an `except` clause (within its def) of a `try` whose earlier clause catches the exception
+    class named `exception` (`except torch.cuda.OutOfMemoryError:` before `except RuntimeError as e:`), alone or in
+    a tuple: that exception never reaches `node`."""
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, DEFS):
+            return False
+        if not isinstance(ancestor, ast.ExceptHandler):
+            continue
+        statement = ctx.parent(ancestor)
+        if not isinstance(statement, (ast.Try, ast.TryStar)):
+            return False
+        earlier = statement.handlers[: statement.handlers.index(ancestor)]
+        types = [handler.type for handler in earlier if handler.type is not None]
+        caught = [element for kind in types for element in (kind.elts if isinstance(kind, ast.Tuple) else [kind])]
+        return any(last_name(kind) == exception for kind in caught)
+    return False

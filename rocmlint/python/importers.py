@@ -1126,6 +1126,7 @@ class ModuleReach:
         self._answers: dict[str, dict[str, Answer]] = {vendor: {} for vendor in _VENDORS}
         self._dispatches: dict[str, Answer] = {}  # NVIDIA-named folder -> whether the project chooses its sibling
         self._twin_suites: dict[str, Answer] = {}  # NVIDIA-named folder -> `_twin_tests`
+        self._twin_trees: dict[str, Answer] = {}  # NVIDIA-named folder -> `_twin_scripts`
 
     def base(self, path: str) -> tuple[Branch, frozenset[str]]:
         """Where the module at `path` can run at all, and the files (importers) that answer came from. A
@@ -1172,6 +1173,10 @@ class ModuleReach:
             if nvidia not in self._twin_suites:
                 self._twin_suites[nvidia] = self._twin_tests(nvidia, rocm)
             dispatched, files = self._twin_suites[nvidia]
+        if not dispatched:
+            if nvidia not in self._twin_trees:
+                self._twin_trees[nvidia] = self._twin_scripts(nvidia, rocm)
+            dispatched, files = self._twin_trees[nvidia]
         return (_NVIDIA_ONLY if dispatched else EVERYWHERE), files
 
     def _imported_only_within(self, path: str, folder: str) -> bool:
@@ -1193,6 +1198,30 @@ class ModuleReach:
                 if twin in self.index.finder.files and self.index.imports_everywhere(twin):
                     return True, frozenset((path, twin))
         return False, frozenset()
+
+    def _twin_scripts(self, nvidia: str, rocm: tuple[str, ...]) -> Answer:
+        """The NVIDIA-named folder and a ROCm-named sibling are each a tree of their own, no module of either imported
+        from outside it, and hold a module of the same name at the same place (`problems/nvidia/eval.py` and
+        `problems/amd/eval.py`, a package's `__init__.py` aside): the project keeps one copy of its scripts per vendor
+        and runs the ROCm folder's on ROCm. The pair found, as the files that decided it."""
+        modules = self._closed_tree(nvidia)
+        if not modules:
+            return False, frozenset()
+        for folder in rocm:
+            twins = self._closed_tree(folder)
+            for relative, path in sorted(modules.items()):
+                if relative in twins and os.path.basename(relative) != "__init__.py":
+                    return True, frozenset((path, twins[relative]))
+        return False, frozenset()
+
+    def _closed_tree(self, folder: str) -> dict[str, str]:
+        """The modules under `folder` by their path relative to it, or none when a module outside imports one."""
+        modules = {
+            os.path.relpath(path, folder): path for path in self.index.finder.files if path.startswith(folder + os.sep)
+        }
+        if not all(self._imported_only_within(path, folder) for path in modules.values()):
+            return {}
+        return modules
 
     def _dispatched(self, nvidia: str, rocm: tuple[str, ...]) -> Answer:
         """Some module outside the folders imports a module of a ROCm one under a ROCm-only gate and one of the
