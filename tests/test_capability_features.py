@@ -144,6 +144,12 @@ _CAP = "import torch\nfrom torch.nn.attention import SDPBackend, sdpa_kernel\nma
             False,
             id="dtypes-gain-bf16-hopper",
         ),
+        pytest.param(
+            "dtypes = [torch.float16] if (major, minor) == (7, 5) else [torch.float16, torch.bfloat16]\n",
+            "(major, minor) == (7, 5)",
+            False,
+            id="dtypes-by-equality-with-one-nvidia-gpu",
+        ),
         pytest.param("use_flash_attn_3 = major >= 8\n", "major >= 8", False, id="fa3-flag"),
         pytest.param("if major >= 9:\n    attention = 'flash_attn_3'\n", "major >= 9", False, id="fa3-text"),
         pytest.param("if major >= 8:\n    attention = 'flash-attn-3-hub'\n", "major >= 8", False, id="fa3-text-ampere"),

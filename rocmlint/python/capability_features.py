@@ -37,6 +37,7 @@ _SDPA_BACKENDS = frozenset({"FLASH_ATTENTION", "EFFICIENT_ATTENTION", "MATH"})
 _SDPA_CONTEXTS = frozenset({"torch.nn.attention.sdpa_kernel", "torch.backends.cuda.sdp_kernel"})
 _SDPA_SWITCHES = frozenset({"torch.backends.cuda.enable_flash_sdp", "torch.backends.cuda.enable_mem_efficient_sdp"})
 # The 16-bit float dtypes every AMD GPU has: a list of dtypes to try that only gains them on an A100 tests no more.
+_ORDERINGS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 _HALF_DTYPES = frozenset({"torch.bfloat16", "torch.float16", "torch.half"})
 # The TF32 switches: ROCm ignores them unless `HIPBLASLT_ALLOW_TF32` is set (ROC102 reports them on their own).
 _TF32_FLAGS = frozenset({"torch.backends.cuda.matmul.allow_tf32", "torch.backends.cudnn.allow_tf32"})
@@ -60,7 +61,8 @@ def only_picks_an_ampere_feature(ctx: PythonContext, node: ast.AST) -> bool:
     or TF32: the test of an `if` whose arm taken on an A100 does nothing else (or that only refuses older GPUs in a
     def named for the feature), of a conditional expression whose arm is such a value, the value of a flag or a
     def's return named for bf16 or FlashAttention 2, or of a flag every read of which is such a test."""
-    if not isinstance(node, ast.Compare):
+    # A floor or a ceiling only: an equality names one NVIDIA GPU (`== (7, 5)`), an arch test ports replace.
+    if not isinstance(node, ast.Compare) or not all(isinstance(op, _ORDERINGS) for op in node.ops):
         return False
     ampere = value_at(ctx.semantic, ctx.values, node, _AMPERE)
     turing = value_at(ctx.semantic, ctx.values, node, _TURING)
