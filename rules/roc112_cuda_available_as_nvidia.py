@@ -63,15 +63,20 @@ class CudaAvailableAsNvidia(Rule):
     applies_to_tests = True  # a suite's own device choice sends AMD GPUs down its CUDA-only arm the same way
     fix_availability = FixAvailability.SAFE
     triggers = (b"is_available",)
+    # The ROCm arm that makes the earlier one NVIDIA's is an `elif`, and a ROCm test names its platform (`hip`,
+    # `rocm`, `amd`): without both, the rule cannot fire, and most files that only ask for a GPU are never analysed.
+    trigger_pattern = r"\belif\b"
+    also_requires = (b"hip", b"rocm", b"amd")
 
     def visit_If(self, node: ast.If, ctx: PythonContext) -> None:
-        if ctx.vendor_test(node.test).rocm is False:
+        # Cheapest first: most `if`s have no `elif`, and a vendor test may start the file's gate analysis.
+        if len(node.orelse) != 1 or not isinstance(node.orelse[0], ast.If):
             return
         presence = next(_presence_tests(node.test, ctx), None)
         if presence is None:
             return
         rocm_arm = rocm_arm_after(ctx, node)
-        if rocm_arm is None:
+        if rocm_arm is None or ctx.vendor_test(node.test).rocm is False:
             return
         ctx.report(presence, _MESSAGE.format(rocm_arm.lineno), fix=lambda: gate_condition(ctx, node.test, _FIX))
 
