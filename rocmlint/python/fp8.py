@@ -34,7 +34,7 @@ from rocmlint.python.scopes import (
 )
 from rocmlint.python.semantic import DEFERRED_BODIES, FUNCTION_DEFS
 from rocmlint.python.uses import in_allow_list, is_inspected, outermost_collection_member
-from rocmlint.python.values import ASSIGNMENTS, assignment_targets
+from rocmlint.python.values import ASSIGNMENTS, assigned_name, assignment_targets
 
 # The libraries whose FP8 dtypes come in both encodings, with the FNUZ variant named `<ocp>` + "uz"/"fnuz".
 _LIBRARIES = ("torch", "jax.numpy", "ml_dtypes")
@@ -200,13 +200,13 @@ def _dtype_variable_reads(ctx: PythonContext, node: ast.AST) -> list[ast.Name] |
     statement = ctx.parent(node)
     if not isinstance(statement, (ast.Assign, ast.AnnAssign)) or statement.value is not node:
         return None
-    targets = assignment_targets(statement)
-    if len(targets) != 1 or not isinstance(targets[0], ast.Name):
+    target = assigned_name(statement)
+    if target is None:
         return None
     scope = ctx.semantic.enclosing_scope_node(statement)
     if not isinstance(scope, FUNCTION_DEFS):
         return None
-    reads = ctx.references.mention_reads(targets[0].id, within=scope)
+    reads = ctx.references.mention_reads(target.id, within=scope)
     return [read for read in reads if isinstance(read, ast.Name)]
 
 
@@ -434,8 +434,8 @@ def _storage_variable(ctx: PythonContext, assignment: ast.Assign | ast.AnnAssign
     """`storage_dtype = torch.float8_e4m3fn` beside a `compute_dtype = ...` or a `compute_dtype=` argument
     (`m.enable_layerwise_casting(compute_dtype=..., storage_dtype=storage_dtype)`) of the same def: the pair of a
     layerwise cast written out, whose FP8 dtype only holds weights between operations."""
-    targets = assignment_targets(assignment)
-    if len(targets) != 1 or not isinstance(targets[0], ast.Name) or targets[0].id != _STORAGE_KEYWORD:
+    target = assigned_name(assignment)
+    if target is None or target.id != _STORAGE_KEYWORD:
         return False
     scope = ctx.semantic.enclosing_scope_node(assignment)
     if not isinstance(scope, FUNCTION_DEFS):
@@ -601,10 +601,10 @@ def never_read(ctx: PythonContext, node: ast.AST) -> bool:
     statement = ctx.parent(node)
     if not isinstance(statement, (ast.Assign, ast.AnnAssign)) or statement.value is not node:
         return False
-    targets = assignment_targets(statement)
-    if len(targets) != 1 or not isinstance(targets[0], ast.Name):
+    target = assigned_name(statement)
+    if target is None:
         return False
-    binding = ctx.semantic.lookup(targets[0].id, targets[0])
+    binding = ctx.semantic.lookup(target.id, target)
     if binding is None or binding.kind != "value":
         return False
     function = binding.scope.node
@@ -615,7 +615,7 @@ def never_read(ctx: PythonContext, node: ast.AST) -> bool:
     loops = [ancestor for ancestor in ctx.ancestors(statement) if isinstance(ancestor, _LOOP_STATEMENTS)]
     loops = [loop for loop in loops if ctx.semantic.is_within(loop, function)]
     end = (statement.end_lineno or statement.lineno, statement.end_col_offset or 0)
-    for read in ctx.semantic.reads(targets[0].id, binding):
+    for read in ctx.semantic.reads(target.id, binding):
         later = (read.lineno, read.col_offset) > end and not _in_other_branch(ctx, read, statement)
         if later or any(ctx.semantic.is_within(read, loop) for loop in loops):
             return False
@@ -659,13 +659,13 @@ def exported_to_cpu(ctx: PythonContext, node: ast.AST) -> bool:
     statement = ctx.parent(cast)
     if not isinstance(statement, ast.Assign) or statement.value is not cast:
         return _moved_to_cpu(ctx, cast)
-    targets = assignment_targets(statement)
-    if len(targets) != 1 or not isinstance(targets[0], ast.Name):
+    target = assigned_name(statement)
+    if target is None:
         return False
-    binding = ctx.semantic.lookup(targets[0].id, targets[0])
+    binding = ctx.semantic.lookup(target.id, target)
     if binding is None or binding.kind != "value" or not isinstance(binding.scope.node, FUNCTION_DEFS):
         return False
-    reads = ctx.semantic.reads(targets[0].id, binding)
+    reads = ctx.semantic.reads(target.id, binding)
     return bool(reads) and all(_moved_to_cpu(ctx, read) for read in reads)
 
 
@@ -909,10 +909,8 @@ def _cast_or_dtype_read(use: ast.AST, parents: dict[ast.AST, ast.AST], input_dty
 
 
 def _single_name_target(statement: ast.stmt) -> str | None:
-    if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
-        return None
-    target = statement.targets[0]
-    return target.id if isinstance(target, ast.Name) else None
+    target = assigned_name(statement) if isinstance(statement, ast.Assign) else None
+    return None if target is None else target.id
 
 
 def _is_own_dtype(node: ast.AST, owner: str) -> bool:
@@ -960,11 +958,11 @@ def compared_alias(ctx: PythonContext, node: ast.AST) -> bool:
     statement = ctx.parent(value)
     if not isinstance(statement, (ast.Assign, ast.AnnAssign)) or statement.value is not value:
         return False
-    targets = assignment_targets(statement)
+    target = assigned_name(statement)
     scope = ctx.semantic.enclosing_scope_node(statement)
-    if len(targets) != 1 or not isinstance(targets[0], ast.Name) or not isinstance(scope, FUNCTION_DEFS):
+    if target is None or not isinstance(scope, FUNCTION_DEFS):
         return False
-    reads = ctx.references.mention_reads(targets[0].id, within=scope)
+    reads = ctx.references.mention_reads(target.id, within=scope)
     return bool(reads) and all(isinstance(read, ast.Name) and is_inspected(ctx, read) for read in reads)
 
 
@@ -1175,12 +1173,12 @@ def _read_by_mx_defs(ctx: PythonContext, node: ast.AST) -> bool:
     statement = ctx.semantic.statement_of(node)
     if not isinstance(statement, (ast.Assign, ast.AnnAssign)) or ctx.parent(statement) is not ctx.module:
         return False
-    targets = assignment_targets(statement)
-    if len(targets) != 1 or not isinstance(targets[0], ast.Name):
+    target = assigned_name(statement)
+    if target is None:
         return False
     readers = [
         next((ancestor for ancestor in ctx.ancestors(read) if isinstance(ancestor, FUNCTION_DEFS)), None)
-        for read in ctx.references.mention_reads(targets[0].id)
+        for read in ctx.references.mention_reads(target.id)
     ]
     return bool(readers) and all(reader is not None and _says_mx(ctx, [reader]) for reader in readers)
 
