@@ -34,7 +34,11 @@ class CudaArchMacro(ConditionRule, Rule):
     whose arms ROCm skips could never build on ROCm by the project's design: they use names the file and its headers
     declare only under the project's own NVIDIA macro, and ROCm takes the arm after them (see ROC207). Nor one whose
     arms only include CUDA toolkit headers (`#ifdef __CUDA_ARCH__ #include <cuda_fp16.h> #endif`, pragmas beside):
-    HIP-Clang's device pass includes HIP's runtime, which declares what they do.
+    HIP-Clang's device pass includes HIP's runtime, which declares what they do. Nor one whose arm ROCm takes
+    computes portably, from the same inputs, what the arm nvcc's device pass takes computes with per-thread
+    intrinsics HIP has (`__clz(x)` / `__builtin_clz(x)`, `__umulhi` / a 64-bit multiply, device `::expf`
+    overloads / `using std::exp`): HIP-Clang compiles the twin for the GPU, with the same result. An arm reading
+    `threadIdx`, calling a warp-wide intrinsic or a function of the project, or a host stub (`return 0;`) is no twin.
 
     Not where the project defines `__CUDA_ARCH__` for ROCm itself, in the file or in a header it includes (a
     compat header's `#define __CUDA_ARCH__ __HIP_DEVICE_COMPILE__` under `#if defined(__HIPCC__)`). Nor in a host
@@ -122,6 +126,11 @@ CudaArchMacro.valid = (
     Valid(
         "#if !__CUDA_ARCH__\n  #ifndef __host__\n    #define __host__\n  #endif\n  #ifndef __device__\n"
         "    #define __device__\n  #endif\n#endif\n__host__ __device__ inline int one() { return 1; }\n"
+    ),
+    # A per-thread intrinsic and its portable twin: ROCm's device pass takes the builtin, which AMDGPU compiles.
+    Valid(
+        "__host__ __device__ inline int clz(unsigned x) {\n#ifdef __CUDA_ARCH__\n  return __clz(x);\n#else\n"
+        "  return x == 0 ? 32 : __builtin_clz(x);\n#endif\n}\n"
     ),
     # The project gives ROCm builds an architecture number of its own, so the comparison is meant for them too.
     # CUDA source held in a raw string literal, for a code generator to emit: text, not directives.

@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
 
+from rocmlint.cuda.arm_twins import portable_twin
 from rocmlint.cuda.file_facts import arm_vendor, is_host_source
 from rocmlint.cuda.frontend import ByteSpan, CudaContext, Node, Span
 from rocmlint.cuda.hip_gaps import (
@@ -651,7 +652,9 @@ def nvcc_macros_change_no_rocm_code(arms: list[Directive], ctx: CudaContext) -> 
     them decide nothing there. `defined(__GNUC__) && !defined(__clang__) && !defined(__CUDA_ARCH__)` is false on
     ROCm either way; `defined(__CUDACC__) && defined(XYZ_USE_CUDA)` too where `XYZ_USE_CUDA` is NVIDIA's; and an
     arm ROCm takes instead that holds the same code as the one it misses (`#elif defined(__clang__)` defining the
-    same `__builtin_assume`) loses nothing. And the arm ROCm takes holds nothing HIP lacks (`__nanosleep` under
+    same `__builtin_assume`) loses nothing; nor does one computing portably, from the same inputs, what the arm an
+    nvcc device pass takes computes with per-thread intrinsics HIP has (`__builtin_clz(x)` for `__clz(x)`:
+    `arm_twins.portable_twin`). And the arm ROCm takes holds nothing HIP lacks (`__nanosleep` under
     `!defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 700` is a feature ROCm enters by accident, whichever it is). Only
     the project's vendor macros are known (`_project_vendor_macros`); every other name is tried in every state."""
     conditions, names = _chain_conditions(arms)
@@ -666,17 +669,32 @@ def nvcc_macros_change_no_rocm_code(arms: list[Directive], ctx: CudaContext) -> 
     as_nvcc = [{**_HIP_CLANG, **toolkit, **build} for toolkit in _NVIDIA_TOOLKITS for build in _NVCC_PASSES]
     codes: dict[int, str] = {}
     usable: dict[int, bool] = {}
+    twins: dict[tuple[int, int], bool] = {}
     for assigned in assignments:
         taken = _taken_arm(conditions, [_build_lookup(lookup, _HIP_CLANG, assigned) for lookup in lookups])
         if taken is None or not _arm_usable(taken, arms, ctx, usable, on_rocm=True):
             return False
         for build in as_nvcc:
             instead = _taken_arm(conditions, [_build_lookup(lookup, build, assigned) for lookup in lookups])
-            if instead is None or (
-                instead != taken and _arm_code(instead, arms, ctx, codes) != _arm_code(taken, arms, ctx, codes)
-            ):
+            if instead is None:
+                return False
+            if instead == taken or _arm_code(instead, arms, ctx, codes) == _arm_code(taken, arms, ctx, codes):
+                continue
+            if build["__CUDA_ARCH__"] is None or not _device_twins(instead, taken, arms, ctx, twins):
                 return False
     return True
+
+
+def _device_twins(
+    device: int, rocm: int, arms: list[Directive], ctx: CudaContext, twins: dict[tuple[int, int], bool]
+) -> bool:
+    """Whether the arm ROCm takes (`rocm`) computes portably what the arm an nvcc device pass takes instead (`device`)
+    computes with per-thread intrinsics HIP has (`arm_twins.portable_twin`), remembered in `twins`."""
+    if len(arms) in (device, rocm):
+        return False
+    if (device, rocm) not in twins:
+        twins[device, rocm] = portable_twin(arm_span(arms[device], ctx), arm_span(arms[rocm], ctx), ctx)
+    return twins[device, rocm]
 
 
 def _nvcc_terms_agree(arms: list[Directive], ctx: CudaContext) -> bool:
