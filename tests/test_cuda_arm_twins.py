@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from rocmlint.data import load
 from tests.test_cuda_project import _codes, write_tree
 
 
@@ -152,3 +153,10 @@ def test_an_architecture_comparison_whose_rocm_arm_is_the_plain_load(tmp_path: P
         """
     assert _reported(tmp_path, header, "ROC207") == []
     assert _reported(tmp_path, header.replace("return *ptr;", "return T();"), "ROC207") == [4]
+
+
+def test_the_table_holds_no_warp_wide_intrinsic_nor_one_hip_lacks():
+    intrinsics = set(load("per_thread_intrinsics")["intrinsics"])
+    warp_wide = ("__shfl", "__ballot", "__activemask", "__any", "__all", "__match", "__syncwarp", "__reduce")
+    assert not [name for name in intrinsics if name.startswith(warp_wide)]
+    assert not intrinsics & set(load("hip_undeclared")["names"])

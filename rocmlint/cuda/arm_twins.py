@@ -64,17 +64,24 @@ class _Arm:
     calls: list[tuple[str, Node]]  # callee (template arguments and a leading `::` left out), call node
     identifiers: frozenset[str]
     declared: frozenset[str]  # functions it defines, names it brings in with `using`
-    has_code: bool
-    opaque: bool  # inline assembly, or a parse error hiding a call
+    hides_calls: bool  # a parse error with a call in it
     host_only: bool  # it throws, catches or allocates
+
+
+_WORD = re.compile(r"[A-Za-z_]\w*")
 
 
 def portable_twin(nvidia: ByteSpan, rocm: ByteSpan, ctx: CudaContext) -> bool:
     """Whether `rocm`, the arm a ROCm build takes, computes portably what `nvidia`, the arm nvcc's device pass takes
     instead, computes with per-thread intrinsics HIP has (see the module docstring)."""
     table = _table()
+    device_code, twin_code = _code(nvidia, ctx), _code(rocm, ctx)
+    if not twin_code.strip() or not table.intrinsics.intersection(_WORD.findall(device_code)):
+        return False  # decided from the text alone: the tree is parsed only for a likely pair
+    if ASM_STATEMENT.search(device_code) or ASM_STATEMENT.search(twin_code):
+        return False
     device, twin = _read(nvidia, ctx), _read(rocm, ctx)
-    if device.opaque or twin.opaque or not device.calls or not twin.has_code:
+    if device.hides_calls or twin.hides_calls or not device.calls:
         return False
     if any(name not in table.intrinsics for name, _ in device.calls) or device.identifiers & table.device_state:
         return False
@@ -94,23 +101,26 @@ def _portable(name: str) -> bool:
     return name in table.portable
 
 
-def _read(span: ByteSpan, ctx: CudaContext) -> _Arm:
+def _code(span: ByteSpan, ctx: CudaContext) -> str:
+    """The arm's text without comments and directives (`#pragma unroll` is no code)."""
     text = without_comments(ctx.text(span))
-    code = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+
+
+def _read(span: ByteSpan, ctx: CudaContext) -> _Arm:
     nodes = _nodes_in(span, ctx)
-    calls = [(_callee(node, ctx), node) for node in nodes if node.type == "call_expression"]
     declared = {
         name
         for node in nodes
         if node.type in ("function_definition", "using_declaration") and (name := _declared_name(node, ctx)) is not None
     }
-    hidden = any(node.type == "ERROR" and b"(" in ctx.content[node.start_byte : node.end_byte] for node in nodes)
     return _Arm(
-        calls=calls,
+        calls=[(_callee(node, ctx), node) for node in nodes if node.type == "call_expression"],
         identifiers=frozenset(ctx.text(node) for node in nodes if node.type == "identifier"),
         declared=frozenset(declared),
-        has_code=bool(code.strip()),
-        opaque=hidden or ASM_STATEMENT.search(code) is not None,
+        hides_calls=any(
+            node.type == "ERROR" and b"(" in ctx.content[node.start_byte : node.end_byte] for node in nodes
+        ),
         host_only=any(node.type in _HOST_ONLY_NODES for node in nodes),
     )
 
