@@ -1091,7 +1091,7 @@ def cmake_facts(
             vendor = _block_vendor(blocks, file_vendor)
             sources.append(SourceSet(arguments.split()[0].strip('"') + "/**", vendor, path, line))
         elif name in glob_functions | {"file"} and arguments.split()[:1] in (["GLOB"], ["GLOB_RECURSE"]):
-            globbed = _globbed_sources(arguments, _block_vendor(blocks, file_vendor), path, line)
+            globbed = _globbed_sources(arguments, _block_vendor(blocks, file_vendor), path, line, root)
             sources += [_anywhere(s) if included_module else s for s in globbed]
         elif name in ("try_run", "try_compile"):
             # A configure probe (a CUDA-backend module's `try_run` of a device query) compiles its sources for the
@@ -1575,6 +1575,8 @@ def _hipconfig_defines(path: str, text: str) -> Iterator[BuildDefine]:
 # Variables naming the folder of the CMake file being read: a source path under one is relative to that folder.
 _CURRENT_FOLDER = re.compile(r"^\$\{CMAKE_CURRENT_(?:SOURCE|LIST)_DIR\}/")
 _GLOB_OPTIONS = frozenset({"CONFIGURE_DEPENDS", "FOLLOW_SYMLINKS"})
+# A path in the build tree, where the build writes files (configured headers, generated sources).
+_BUILD_TREE = re.compile(r"^\$\{\w+_BINARY_DIR\}")  # CMAKE_CURRENT_BINARY_DIR, PROJECT_BINARY_DIR, ...
 
 
 def _in_build_folder(word: str, root: str = "") -> str:
@@ -1813,9 +1815,10 @@ def cmake_glob_functions(texts: Iterable[str]) -> frozenset[str]:
     return frozenset(found)
 
 
-def _globbed_sources(arguments: str, vendor: str | None, path: str, line: int) -> Iterator[SourceSet]:
+def _globbed_sources(arguments: str, vendor: str | None, path: str, line: int, root: str) -> Iterator[SourceSet]:
     """The source patterns of `file(GLOB VAR patterns...)` (`GLOB_RECURSE`: in the pattern's folder at any depth),
-    for the list variable it sets."""
+    for the list variable it sets; one starting at the project's `root` (`${CMAKE_SOURCE_DIR}/src/cuda/*.cu`) is
+    absolute."""
     words = [word.strip('"') for word in arguments.split()]
     if len(words) < 3:
         return
@@ -1825,7 +1828,7 @@ def _globbed_sources(arguments: str, vendor: str | None, path: str, line: int) -
         if word in ("RELATIVE", "LIST_DIRECTORIES"):
             next(options, None)  # the option's value
             continue
-        pattern = _in_build_folder(word)
+        pattern = _in_build_folder(word, root)
         if word in _GLOB_OPTIONS or "$" in pattern or not pattern.endswith(_SOURCE_SUFFIXES):
             continue
         if recurse:
@@ -1917,10 +1920,13 @@ def _variable_derived(command: str, arguments: str) -> str:
 
 def _placed_in_a_folder(arguments: str, arguments_seen: re.Pattern[str]) -> bool:
     """Whether a command of a function body spells an argument after a folder other than the calling file's own
-    (`"src/${NAME}/${ARGN}"`, not `${CMAKE_CURRENT_SOURCE_DIR}/${ARGN}`)."""
+    (`"src/${NAME}/${ARGN}"`, not `${CMAKE_CURRENT_SOURCE_DIR}/${ARGN}`). A path in the build tree
+    (`${CMAKE_CURRENT_BINARY_DIR}/${target}_export.hpp`) names a file the build writes, not where a source is."""
     for word in arguments.split():
         argument = arguments_seen.search(word)
         if argument is None or not word[: argument.start()].strip('"').endswith("/"):
+            continue
+        if _BUILD_TREE.match(word.strip('"')):
             continue
         if not _CURRENT_FOLDER.fullmatch(word[: argument.start()].strip('"')):
             return True
@@ -2219,8 +2225,9 @@ _MAKE_CONDITIONAL = re.compile(r"^\s*(?:else\s+)?(ifeq|ifneq|ifdef|ifndef)\b(.*)
 _MAKE_DEFINE = re.compile(r"(?:^|\s)-D\s*([A-Za-z_]\w*)(?:=(\S*))?")
 # A variable's name without the kind of flags it holds: `HIPCCFLAGS` names hipcc, `ROCM_FLAGS` ROCm.
 _FLAGS_SUFFIX = re.compile(r"(?i)_?(?:FLAGS|OPTS|OPTIONS|DEFINES|DEFS)$")
-_HIPCC = re.compile(r"\bhipcc\b|\$[({]HIPCC[)}]", re.IGNORECASE)
-_NVCC = re.compile(r"\bnvcc\b|\$[({]NVCC[)}]", re.IGNORECASE)
+# The compilers, by name or through a variable naming them (`$(HIPCC)`, `$(ROCM_HIPCC)`, `$(CUDA_NVCC)`).
+_HIPCC = re.compile(r"\bhipcc\b|\$[({](?:\w+_)?HIPCC[)}]", re.IGNORECASE)
+_NVCC = re.compile(r"\bnvcc\b|\$[({](?:\w+_)?NVCC[)}]", re.IGNORECASE)
 
 
 def makefile_facts(
@@ -2293,8 +2300,9 @@ def makefile_facts(
     defines += _hipconfig_defines(path, text)
     variable_vendors = vendors_reading(lines, recipes, blocks_by_line, read_elsewhere)
     make_vendor = file_vendor or _nvcc_only(hip, nvcc, hipified)
-    sources = _make_source_sets(path, lines, blocks_by_line, variable_vendors, make_vendor)
+    sources = _make_source_sets(path, lines, recipes, blocks_by_line, variable_vendors, make_vendor)
     sources = _compiled_by_one_vendors_rules(sources, _pattern_rule_vendors(lines, recipes))
+    sources += _folders_dropped_for_rocm(path, lines, blocks_by_line)
     return BuildFacts(
         tuple(defines),
         sources=sources + _automake_folder(path, lines, automake, blocks_by_line),
@@ -2303,6 +2311,29 @@ def makefile_facts(
         make_source_lists=_make_source_list(path, lines),
         hipify_tool=hipify_tool_run(path, text),
     )
+
+
+def _folders_dropped_for_rocm(
+    path: str, lines: list[tuple[int, str]], vendors: Mapping[int, str | None]
+) -> tuple[SourceSet, ...]:
+    """The folders beside a Makefile that its ROCm arm takes out of a list (`LIBNAMES := $(filter-out
+    CUDACore,$(LIBNAMES))` inside `ifneq ($(BACKEND),CUDA)`, the list of library folders it builds) as NVIDIA's
+    (`CUDACore/**`): the ROCm build compiles no library of them."""
+    found: list[SourceSet] = []
+    for line, logical in lines:
+        assignment = MAKE_ASSIGNMENT.match(logical)
+        if vendors.get(line) != "rocm" or assignment is None:
+            continue
+        own = re.escape(assignment.group(1))
+        for dropped in re.findall(rf"\$[({{]filter-out\s+([^,]*),\s*\$[({{]{own}[)}}][)}}]", assignment.group(2)):
+            found += [
+                SourceSet(f"{word}/**", "nvidia", path, line) for word in dropped.split() if _FOLDER_WORD.match(word)
+            ]
+    return tuple(found)
+
+
+# A plain folder name (no variable, pattern or path).
+_FOLDER_WORD = re.compile(r"^[A-Za-z_][\w.-]*$")
 
 
 def _automake_folder(
@@ -2342,6 +2373,7 @@ def _nvcc_only(hip: bool, nvcc: bool, hipified: dict[str, str]) -> str | None:
 def _make_source_sets(
     path: str,
     lines: list[tuple[int, str]],
+    recipes: frozenset[int],
     vendors: dict[int, str | None],
     variable_vendors: dict[str, str],
     make_vendor: str | None,
@@ -2374,7 +2406,26 @@ def _make_source_sets(
     compiling = next((line for line, logical in lines if _NVCC.search(logical)), 0) if make_vendor == "nvidia" else 0
     if compiling:
         sets.append(SourceSet("*.cu", "nvidia", path, compiling))
+    if make_vendor == "nvidia" and _builds_its_folder_with_nvcc(lines, recipes, vendors):
+        sets.append(SourceSet("**", "nvidia", path, compiling))
     return tuple(sets)
+
+
+def _builds_its_folder_with_nvcc(
+    lines: list[tuple[int, str]], recipes: frozenset[int], vendors: Mapping[int, str | None]
+) -> bool:
+    """Whether a Makefile compiling for NVIDIA only builds a program of its folder's tree: its recipes run nvcc, it
+    has no ROCm arm and never runs hipcc, and it finds its sources by wildcards over folders it computes (`$(wildcard
+    $(TARGET_DIR)/plugin-$(1)/*.cu)`, one per library folder), so that every source below it is one it may compile,
+    for NVIDIA only."""
+    if "rocm" in vendors.values() or any(_HIPCC.search(logical) for _, logical in lines):
+        return False
+    runs_nvcc = (
+        line in recipes and MAKE_ASSIGNMENT.match(logical) is None and _NVCC.search(logical) for line, logical in lines
+    )
+    if not any(runs_nvcc):
+        return False
+    return any("$" in pattern for _, logical in lines for pattern in _MAKE_WILDCARD.findall(logical))
 
 
 def _pattern_rule_vendors(lines: list[tuple[int, str]], recipes: frozenset[int]) -> list[tuple[str, str | None]]:
