@@ -8,6 +8,7 @@ from __future__ import annotations
 import textwrap
 
 from rocmlint.cuda.build_files import cmake_source_functions, makefile_facts
+from rocmlint.cuda.cargo_build import cargo_build_facts
 from rocmlint.cuda.project import CudaProject
 from tests.test_cuda_project import _codes, write_tree
 
@@ -193,3 +194,71 @@ def test_a_library_folder_a_makefiles_rocm_arm_filters_out_is_nvidias(tmp_path):
     makefile = _BACKEND_FILTERED["src/portable/Makefile"].replace("ifneq", "ifeq")
     root = write_tree(tmp_path / "kept", {**_BACKEND_FILTERED, "src/portable/Makefile": makefile})
     assert _codes(root, "src/portable/CudaCore/allocate.cc") == [("ROC204", 1)]
+
+
+# A Rust crate whose build script compiles its kernels with nvcc or hipcc (the `cc` crate), and an example whose own
+# comment gives its nvcc command.
+_CRATE = {
+    "Cargo.toml": '[package]\nname = "beam"\n',
+    "build.rs": """
+        fn main() {
+            #[cfg(feature = "cuda")]
+            {
+                let mut cuda_target = cc::Build::new();
+                cuda_target
+                    .cuda(true)
+                    .include("src/gpu/")
+                    .file("src/gpu/beam.cu");
+                cuda_target.compile("beam_cuda");
+            }
+            #[cfg(feature = "hip")]
+            {
+                let mut compiler = hip_path.join("bin/hipcc");
+                let mut gpu = cc::Build::new();
+                gpu.compiler(compiler).file("src/gpu/beam.cu"); // the same kernel, for ROCm
+                gpu.compile("beam_hip");
+            }
+        }
+        """,
+    "src/gpu/beam.cu": '#include "beam.h"\n',
+    "src/gpu/beam.h": "#include <cuda_runtime.h>\n",
+    "examples/beam_cuda_device.cu": """
+        // Compile with:
+        // nvcc -O3 -I ../include/ -L ../target/release/ -l beam ./beam_cuda_device.cu -o beam_cuda_device
+        #include <cuComplex.h>
+        """,
+}
+
+
+def test_a_cargo_build_script_compiles_its_sources_per_compiler():
+    facts = cargo_build_facts("/p/build.rs", textwrap.dedent(_CRATE["build.rs"]))
+    assert [(s.pattern, s.vendor, s.line) for s in facts.sources] == [
+        ("src/gpu/beam.cu", "nvidia", 6),
+        ("src/gpu/beam.cu", "rocm", 16),
+    ]
+
+
+def test_an_example_its_own_comment_compiles_with_nvcc_is_nvidias_where_the_crate_builds_rocm(tmp_path):
+    root = write_tree(tmp_path / "crate", _CRATE)
+    project = CudaProject.build(root)
+    view = project.view(str(root / "examples/beam_cuda_device.cu"))
+    assert (view.base.on_rocm, view.base_evidence) == (
+        False,
+        "examples/beam_cuda_device.cu:2: the build compiles it for NVIDIA only",
+    )
+    assert _codes(root, "examples/beam_cuda_device.cu") == []
+    assert project.view(str(root / "src/gpu/beam.h")).base.on_rocm is not False  # hipcc compiles its includer
+    assert _codes(root, "src/gpu/beam.h") == [("ROC204", 1)]
+
+
+def test_an_example_is_kept_when_its_comment_builds_rocm_too_or_the_crate_builds_no_rocm(tmp_path):
+    example = _CRATE["examples/beam_cuda_device.cu"]
+    for index, changed in enumerate(
+        (
+            {"examples/beam_cuda_device.cu": example + "// hipcc -O3 ./beam_cuda_device.cu -o beam_hip_device\n"},
+            {"examples/beam_cuda_device.cu": example.replace("./beam_cuda_device.cu", "./other.cu")},
+            {"build.rs": _CRATE["build.rs"].replace('hip_path.join("bin/hipcc")', "find_compiler()")},
+        )
+    ):
+        root = write_tree(tmp_path / f"crate{index}", {**_CRATE, **changed})
+        assert _codes(root, "examples/beam_cuda_device.cu") == [("ROC204", 3)], changed

@@ -2537,6 +2537,26 @@ def build_script_facts(path: str, text: str) -> BuildFacts | None:
     return BuildFacts(sources=tuple(SourceSet(word, "nvidia", path, line) for line, word in named))
 
 
+def own_compile_command(path: str, text: str) -> BuildFacts | None:
+    """The source itself, NVIDIA's, when its own comments give the command compiling it with nvcc (`// nvcc -O3 -I
+    ../include ./k.cu -o k`, an example built by hand) and none with hipcc: a build of its own, as a sample's script
+    is. None otherwise."""
+    name = os.path.basename(path)
+    commands = [(text.count("\n", 0, found.start()) + 1, found.group(1)) for found in _COMMENTED_COMMAND.finditer(text)]
+    own = [line for line, command in commands if _NVCC.search(command) and _names_file(command, name)]
+    if not own or any(_HIPCC.search(command) for _, command in commands):
+        return None
+    return BuildFacts(sources=(SourceSet(name, "nvidia", path, own[0]),))
+
+
+def _names_file(command: str, name: str) -> bool:
+    return re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w.])", command) is not None
+
+
+# A comment line opening with a GPU compiler's command (`// nvcc -O3 k.cu`, ` * hipcc k.hip`).
+_COMMENTED_COMMAND = re.compile(r"^[ \t]*(?://+|/?\*+)[ \t]*((?:nvcc|hipcc)\b[^\n]*)", re.MULTILINE)
+
+
 # Linking the CUDA runtime, driver or a CUDA library (`-lcudart`, `-lcublasLt`), which only an NVIDIA build does; and
 # a ROCm runtime or library, or ROCm's install folder.
 _CUDA_LIBRARY_LINK = re.compile(
