@@ -143,7 +143,7 @@ def test_a_program_folder_whose_makefile_runs_only_nvcc_is_nvidias_beside_its_hi
     assert _codes(root, "src/hip/Core/histogram.h") == [("ROC209", 2)]
 
 
-def test_a_makefile_building_rocm_too_or_naming_nvcc_outside_its_recipes_keeps_its_folder():
+def test_a_makefile_building_rocm_too_naming_nvcc_outside_its_recipes_or_without_a_hip_twin_keeps_its_folder():
     for changed in (
         # nvcc only as a variable's default; the recipe runs a compiler variable.
         _NVCC_PROGRAM.replace("$(CUDA_NVCC) $(CUDA_CUFLAGS)", "$(GPU_COMPILER)") + "GPU_COMPILER ?= nvcc\n",
@@ -152,10 +152,13 @@ def test_a_makefile_building_rocm_too_or_naming_nvcc_outside_its_recipes_keeps_i
         # Sources it names one by one: no computed folder, nothing said of the tree.
         _NVCC_PROGRAM.replace("$(TARGET_DIR)/$(1)/", "Core/"),
     ):
-        facts = makefile_facts("/p/src/cuda/Makefile", textwrap.dedent(changed), "/p")
+        facts = makefile_facts("/p/src/cuda/Makefile", textwrap.dedent(changed), "/p", hip_twin=True)
         assert all(s.pattern != "**" for s in facts.sources), changed
-    facts = makefile_facts("/p/src/cuda/Makefile", textwrap.dedent(_NVCC_PROGRAM), "/p")
+    facts = makefile_facts("/p/src/cuda/Makefile", textwrap.dedent(_NVCC_PROGRAM), "/p", hip_twin=True)
     assert [(s.pattern, s.vendor) for s in facts.sources if s.pattern == "**"] == [("**", "nvidia")]
+    # No sibling program compiled with hipcc: nothing says the tree is kept from ROCm.
+    facts = makefile_facts("/p/src/cuda/Makefile", textwrap.dedent(_NVCC_PROGRAM), "/p")
+    assert all(s.pattern != "**" for s in facts.sources)
 
 
 _BACKEND_FILTERED = {

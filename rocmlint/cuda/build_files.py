@@ -2236,6 +2236,7 @@ def makefile_facts(
     root: str = "",
     read_elsewhere: frozenset[str] = frozenset(),
     automake_conditionals: Mapping[str, str] | None = None,
+    hip_twin: bool = False,
 ) -> BuildFacts:
     """The macros a Makefile or make fragment (`*.mk`) defines per vendor: the `-D` flags of its variable
     assignments (`CXXFLAGS += -DUSE_ROCM -DCUDA_VERSION=11000`) and recipes. Their vendor is the file's (a
@@ -2244,7 +2245,9 @@ def makefile_facts(
     true)`, its `else` the other vendor's), else the variable's (`ROCM_FLAGS`, `HIPCCFLAGS`, `NVCC_FLAGS`) or the
     compiler a recipe runs. `read_elsewhere`: the variables other make files of the project read (see
     `_make_source_sets`). An automake input's `if NAME` blocks are read as make's are, each with the vendor
-    `rocmlint/cuda/automake.py` finds (`automake_conditionals`: the vendors of configure's `AM_CONDITIONAL`s)."""
+    `rocmlint/cuda/automake.py` finds (`automake_conditionals`: the vendors of configure's `AM_CONDITIONAL`s).
+    `hip_twin`: a Makefile of a sibling folder compiles with hipcc alone (`src/hip/Makefile` beside `src/cuda/`), the
+    twin program a Makefile running nvcc alone over its folder's tree is ported to (`_nvcc_program_recipe`)."""
     stem, suffix = os.path.splitext(os.path.basename(path))
     named = stem if suffix == ".mk" else _folder_name(path, root)
     lines = list(_make_lines(text))
@@ -2300,7 +2303,10 @@ def makefile_facts(
     defines += _hipconfig_defines(path, text)
     variable_vendors = vendors_reading(lines, recipes, blocks_by_line, read_elsewhere)
     make_vendor = file_vendor or _nvcc_only(hip, nvcc, hipified)
-    sources = _make_source_sets(path, lines, recipes, blocks_by_line, variable_vendors, make_vendor)
+    sources = _make_source_sets(path, lines, blocks_by_line, variable_vendors, make_vendor)
+    program = _nvcc_program_recipe(lines, recipes, blocks_by_line) if hip_twin and make_vendor == "nvidia" else 0
+    if program:
+        sources += (SourceSet("**", "nvidia", path, program),)
     sources = _compiled_by_one_vendors_rules(sources, _pattern_rule_vendors(lines, recipes))
     sources += _folders_dropped_for_rocm(path, lines, blocks_by_line)
     return BuildFacts(
@@ -2373,7 +2379,6 @@ def _nvcc_only(hip: bool, nvcc: bool, hipified: dict[str, str]) -> str | None:
 def _make_source_sets(
     path: str,
     lines: list[tuple[int, str]],
-    recipes: frozenset[int],
     vendors: dict[int, str | None],
     variable_vendors: dict[str, str],
     make_vendor: str | None,
@@ -2406,26 +2411,34 @@ def _make_source_sets(
     compiling = next((line for line, logical in lines if _NVCC.search(logical)), 0) if make_vendor == "nvidia" else 0
     if compiling:
         sets.append(SourceSet("*.cu", "nvidia", path, compiling))
-    if make_vendor == "nvidia" and _builds_its_folder_with_nvcc(lines, recipes, vendors):
-        sets.append(SourceSet("**", "nvidia", path, compiling))
     return tuple(sets)
 
 
-def _builds_its_folder_with_nvcc(
+def runs_hipcc_alone(text: str) -> bool:
+    """Whether a Makefile runs hipcc and never nvcc: a ROCm program's build."""
+    lines = [logical for _, logical in _make_lines(text)]
+    return any(_HIPCC.search(logical) for logical in lines) and not any(_NVCC.search(logical) for logical in lines)
+
+
+def _nvcc_program_recipe(
     lines: list[tuple[int, str]], recipes: frozenset[int], vendors: Mapping[int, str | None]
-) -> bool:
-    """Whether a Makefile compiling for NVIDIA only builds a program of its folder's tree: its recipes run nvcc, it
-    has no ROCm arm and never runs hipcc, and it finds its sources by wildcards over folders it computes (`$(wildcard
-    $(TARGET_DIR)/plugin-$(1)/*.cu)`, one per library folder), so that every source below it is one it may compile,
-    for NVIDIA only."""
+) -> int:
+    """The first recipe running nvcc of a Makefile that builds a program of its folder's tree for NVIDIA only, 0 when
+    it does not: its recipes run nvcc, it has no ROCm arm and never runs hipcc, and it finds its sources by wildcards
+    over folders it computes (`$(wildcard $(TARGET_DIR)/plugin-$(1)/*.cu)`, one per library folder), so that every
+    source below it is one it may compile, for NVIDIA only."""
     if "rocm" in vendors.values() or any(_HIPCC.search(logical) for _, logical in lines):
-        return False
-    runs_nvcc = (
-        line in recipes and MAKE_ASSIGNMENT.match(logical) is None and _NVCC.search(logical) for line, logical in lines
+        return 0
+    if not any("$" in pattern for _, logical in lines for pattern in _MAKE_WILDCARD.findall(logical)):
+        return 0
+    return next(
+        (
+            line
+            for line, logical in lines
+            if line in recipes and MAKE_ASSIGNMENT.match(logical) is None and _NVCC.search(logical)
+        ),
+        0,
     )
-    if not any(runs_nvcc):
-        return False
-    return any("$" in pattern for _, logical in lines for pattern in _MAKE_WILDCARD.findall(logical))
 
 
 def _pattern_rule_vendors(lines: list[tuple[int, str]], recipes: frozenset[int]) -> list[tuple[str, str | None]]:

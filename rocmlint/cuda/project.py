@@ -137,6 +137,7 @@ from rocmlint.cuda.build_files import (
     own_compile_command,
     preset_for_its_vendor,
     quoted_sources,
+    runs_hipcc_alone,
     setup_py_facts,
     vendor_of_macro_name,
     vendor_of_words,
@@ -2202,11 +2203,12 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
     unrun = cmake_unrun(cmake_texts.values())
     unread = cmake_unread_files(str(root), cmake_texts, "\n".join(other_build_texts))
     make_reads = _make_reads_elsewhere(make_texts)
+    hip_twins = _with_hip_twin_program(make_texts)
     conditionals = automake_conditional_vendors(autoconf.values(), vendor_of_words)
     merged = [
         f
         if isinstance(f, BuildFacts)
-        else makefile_facts(f, make_texts[f], str(root), make_reads[f], conditionals)
+        else makefile_facts(f, make_texts[f], str(root), make_reads[f], conditionals, f in hip_twins)
         if f in make_texts
         else cmake_facts(f, cmake_texts[f], str(root), functions, globbing, off_on_rocm, unrun, configured, filelists)
         for f in build_facts
@@ -2261,6 +2263,20 @@ def _modules_read_by_one_vendor(
         for path in read:
             vendors.setdefault(path, set()).add(use.vendor)
     return {path: "nvidia" for path, found in vendors.items() if found == {"nvidia"}}
+
+
+def _with_hip_twin_program(make_texts: Mapping[str, str]) -> frozenset[str]:
+    """The make files beside whose folder a sibling folder's Makefile runs hipcc alone (`src/hip/Makefile` for
+    `src/cuda/Makefile`): a program's build with a ROCm twin program."""
+    hip_folders = {os.path.dirname(path) for path, text in make_texts.items() if runs_hipcc_alone(text)}
+    return frozenset(
+        path
+        for path in make_texts
+        if any(
+            os.path.dirname(folder) == os.path.dirname(os.path.dirname(path)) and folder != os.path.dirname(path)
+            for folder in hip_folders
+        )
+    )
 
 
 def _make_reads_elsewhere(make_texts: Mapping[str, str]) -> dict[str, frozenset[str]]:
