@@ -56,32 +56,31 @@ class CudaccMacro(ConditionRule, Rule):
     NVIDIA's build alone defines, `defined(__CUDACC__) && defined(XYZ_USE_CUDA)`), or the arm ROCm takes instead holds
     the same code. Nor when the arm NVIDIA takes holds only what HIP lacks (a 32-bit-mask `__shfl_down_sync`) and ROCm
     takes an arm of its own (`#else __shfl_down`): the test is the author's vendor switch; also when the function writes
-    that `#else` as a chain of its own testing the negation (`#if defined(__CUDACC__) __syncwarp();
-    #endif` ... `#if !defined(__CUDACC__) __syncthreads(); #endif`). Nor `#ifdef __NVCC__ ... #else` (or a lone `#if
-    !defined(__NVCC__)`) whose arm for other compilers names HIP's, a ROCm library's or ROCm's HSA runtime API
-    (`rocblas_double_complex`, `hsa_agent_t`), what the file defines only in such arms, or opens with a comment saying
-    it is for HIP (`// For HIP, ...`; `#else // or HIP`): it is written for ROCm. Nor `#ifdef __CUDACC__` in a header
-    whose HIP twin testing `__HIPCC__` (`impl/rocm.hpp` beside `impl/cuda.hpp`) every file including it includes too.
-    Nor an arm that could never build on ROCm by the project's design: it uses names its headers declare only under
-    the project's NVIDIA macro, declares
-    class members only such code names (CUDA Graph members called under `defined(__CUDACC__) && defined(XYZ_USE_CUDA)`),
-    or, outside functions, holds only what HIP lacks (libcu++). Nor is a test of `__CUDACC_RTC__` alone in a project
-    whose run-time compiles (its NVRTC, hipRTC or jitify calls) sit only in code the ROCm build does not compile: every
-    ROCm compile takes the arm NVIDIA's ahead-of-time builds take. Nor in a host compiler's source (`.cpp`, `.cc`) or a
-    header only such sources include, in a project whose build hands no `.cpp` to nvcc (a `LANGUAGE CUDA` source
-    property, `-x cu`; a tool's Makefile naming nothing outside its folder hands over only that folder's): nvcc's macros
-    are undefined there on NVIDIA too. Nor a lone `#ifndef __CUDACC__` around plain C++ an old nvcc could not parse
-    (`<filesystem>`): NVIDIA's arm is empty and HIP-Clang builds C++; unless it defines a macro or spells a reserved
-    `__x__` word, a file's macro or a CUDA name. Nor an old nvcc's workaround: an `#if`/`#else` on `__NVCC__` handing
-    nvcc the other arm's code with plain C++ left out (`[[no_unique_address]]`), a dummy `return` after a statement that
-    returns, nvcc's version recorded in a macro (`#ifdef __NVCC__ #define XYZ_NVCC_VERSION __CUDACC_VER_MAJOR__ #endif`,
-    maybe with an `#else` defining it as 0), a test only an old toolkit passes (`defined(__NVCC__) && XYZ_CUDA_VERSION <
-    1102`, the project's macro for nvcc's version read as the toolkit's), an arm nvcc alone enters holding the later
-    arms' code with GNU attributes left out (`#define XYZ_FORCEINLINE inline` before `inline
-    __attribute__((always_inline))`), copy and move members written out `__host__ __device__` for nvcc and `= default`
-    for the others (clang infers their execution space), GCC builtins defined for nvcc (`#define
-    __builtin_ia32_prefetch(...)`). A project macro standing for `_MSC_VER` (`#define XYZ_MSVC _MSC_VER`) is a Windows
-    toolchain's test.
+    that `#else` as a chain of its own testing the negation (`#if defined(__CUDACC__) __syncwarp(); #endif` ... `#if
+    !defined(__CUDACC__) __syncthreads(); #endif`). Nor `#ifdef __NVCC__ ... #else` (or a lone `#if !defined(__NVCC__)`)
+    whose arm for other compilers names HIP's, a ROCm library's or ROCm's HSA runtime API (`rocblas_double_complex`,
+    `hsa_agent_t`), what the file defines only in such arms, or opens with a comment saying it is for HIP (`// For HIP,
+    ...`; `#else // or HIP`): it is written for ROCm. Nor `#ifdef __CUDACC__` in a header whose HIP twin testing
+    `__HIPCC__` (`impl/rocm.hpp` beside `impl/cuda.hpp`) every file including it includes too. Nor an arm that could
+    never build on ROCm by the project's design: it uses names its headers declare only under the project's NVIDIA
+    macro, declares class members only such code names (CUDA Graph members called under `defined(__CUDACC__) &&
+    defined(XYZ_USE_CUDA)`), or, outside functions, holds only what HIP lacks (libcu++). Nor is a test of
+    `__CUDACC_RTC__` alone in a project whose run-time compiles (its NVRTC, hipRTC or jitify calls) sit only in code the
+    ROCm build does not compile: every ROCm compile takes the arm NVIDIA's ahead-of-time builds take. Nor in a host
+    compiler's source (`.cpp`, `.cc`) or a header only such sources include, in a project whose build hands no `.cpp` to
+    nvcc (a `LANGUAGE CUDA` source property, `-x cu`; a tool's Makefile naming nothing outside its folder hands over
+    only that folder's): nvcc's macros are undefined there on NVIDIA too. Nor a lone `#ifndef __CUDACC__` around plain
+    C++ an old nvcc could not parse (`<filesystem>`): NVIDIA's arm is empty and HIP-Clang builds C++; unless it defines
+    a macro or spells a reserved `__x__` word, a file's macro or a CUDA name. Nor an old nvcc's workaround: an
+    `#if`/`#else` on `__NVCC__` handing nvcc the other arm's code with plain C++ left out (`[[no_unique_address]]`), a
+    dummy `return` after a statement that returns, nvcc's version recorded in a macro (`#ifdef __NVCC__ #define
+    XYZ_NVCC_VERSION __CUDACC_VER_MAJOR__ #endif`, maybe with an `#else` defining it as 0), a test only an old toolkit
+    passes (`defined(__NVCC__) && XYZ_CUDA_VERSION < 1102`, the project's macro for nvcc's version read as the
+    toolkit's), an arm nvcc alone enters holding the later arms' code with GNU attributes left out (`#define
+    XYZ_FORCEINLINE inline` before `inline __attribute__((always_inline))`), copy and move members written out `__host__
+    __device__` for nvcc and `= default` for the others (clang infers their execution space), `__device__` constexpr
+    functions for nvcc alone (clang's are both), GCC builtins defined for nvcc (`#define __builtin_ia32_prefetch(...)`).
+    A project macro standing for `_MSC_VER` (`#define XYZ_MSVC _MSC_VER`) is a Windows toolchain's test.
 
     ## Fix
     Each `__CUDACC__` test gets `__HIPCC__` next to it (`__CUDACC_RTC__` gets `__HIPCC_RTC__`), in every arm of the
@@ -197,6 +196,8 @@ CudaccMacro.valid = (
     Valid(
         "#if defined(__NVCC__)\n#define XYZ_COMPILER_NVCC __CUDACC_VER_MAJOR__ * 100 + __CUDACC_VER_MINOR__ * 10\n#endif\n"
     ),
+    # Clang makes constexpr functions host and device: only nvcc needs `__device__` spelled.
+    Valid("#ifdef __NVCC__\n__device__ constexpr int\n#else\nconstexpr int\n#endif\nw(int d) { return d; }\n"),
     # A host-only translation unit: no vendor sees `__CUDACC__` there.
     Valid(
         "#ifdef __CUDACC__\n#include <cuda_runtime.h>\n#endif\n"
@@ -345,8 +346,7 @@ CudaccMacro.invalid = (
         """,
         expect=("1:1-1:23",),
         message="`__NVCC__`",
-        # No fix: `__NVCC__` means nvcc itself.
-        no_fix=True,
+        no_fix=True,  # `__NVCC__` means nvcc itself
     ),
     Invalid(
         """

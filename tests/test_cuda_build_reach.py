@@ -461,7 +461,8 @@ def test_a_source_no_build_names_is_built_when_a_build_may_name_it_or_rocm_is_bu
     for extra in (
         {"SRC/CMakeLists.txt": "add_library(solver ${PROJECT_SOURCE_DIR}/SRC/cuda/scan.cu)\n"},  # through a variable
         {"SRC/CMakeLists.txt": "foreach(k factor scan)\n  list(APPEND S cuda/${k}.cu)\nendforeach()\n"},
-        {"SRC/CMakeLists.txt": "file(GLOB S ${CMAKE_SOURCE_DIR}/SRC/cuda/*.cu)\n"},  # a glob it cannot place
+        # a glob from the project root
+        {"SRC/CMakeLists.txt": "file(GLOB S ${CMAKE_SOURCE_DIR}/SRC/cuda/*.cu)\nadd_library(solver ${S})\n"},
         {"SRC/CMakeLists.txt": "aux_source_directory(cuda S)\n"},
         {"SRC/CMakeLists.txt": "target_sources(solver PRIVATE $<$<BOOL:${WITH_SCAN}>:cuda/scan.cu>)\n"},
         {"bench/run.py": "build(file='scan.cu', kernel='scan')\n"},  # a module compiling it at run time

@@ -184,6 +184,41 @@ def test_a_member_other_compilers_get_declared_differently_is_still_reported(tmp
     assert _roc214(root, "bind.hpp") == [3]
 
 
+_WIDTH = """
+    struct Params {
+    #if defined (  __NVCC__ )
+        __device__ static constexpr int
+    #else
+        static constexpr int
+    #endif
+        clusterWidth( int dimension )
+        {
+            return dimension == 1 ? 4 : -1;
+        }
+    };
+    """
+
+
+def test_a_constexpr_function_nvcc_alone_gets_marked_device_is_no_hazard(tmp_path: Path):
+    # Clang makes every constexpr function host and device: HIP-Clang's kernels may call the `#else` arm's.
+    root = write_tree(tmp_path / "p", {"params.h": _WIDTH, "k.cu": '#include "params.h"\n'})
+    assert _roc214(root, "params.h") == []
+
+
+def test_a_function_only_nvcc_makes_device_code_is_still_reported(tmp_path: Path):
+    for index, changed in enumerate(
+        (
+            _WIDTH.replace("constexpr ", ""),  # host-only for every compiler but nvcc
+            _WIDTH.replace(
+                "static constexpr int\n    #endif", "static constexpr int value = 4;\n    #endif"
+            ),  # a variable
+            _WIDTH.replace("__device__ static", "__device__ __forceinline__ static"),  # more than an execution space
+        )
+    ):
+        root = write_tree(tmp_path / f"p{index}", {"params.h": changed, "k.cu": '#include "params.h"\n'})
+        assert _roc214(root, "params.h") == [2], changed
+
+
 # --- a builtin nvcc lacks --------------------------------------------------------------------------------------------
 
 

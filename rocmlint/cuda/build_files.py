@@ -1091,7 +1091,7 @@ def cmake_facts(
             vendor = _block_vendor(blocks, file_vendor)
             sources.append(SourceSet(arguments.split()[0].strip('"') + "/**", vendor, path, line))
         elif name in glob_functions | {"file"} and arguments.split()[:1] in (["GLOB"], ["GLOB_RECURSE"]):
-            globbed = _globbed_sources(arguments, _block_vendor(blocks, file_vendor), path, line)
+            globbed = _globbed_sources(arguments, _block_vendor(blocks, file_vendor), path, line, root)
             sources += [_anywhere(s) if included_module else s for s in globbed]
         elif name in ("try_run", "try_compile"):
             # A configure probe (a CUDA-backend module's `try_run` of a device query) compiles its sources for the
@@ -1575,6 +1575,8 @@ def _hipconfig_defines(path: str, text: str) -> Iterator[BuildDefine]:
 # Variables naming the folder of the CMake file being read: a source path under one is relative to that folder.
 _CURRENT_FOLDER = re.compile(r"^\$\{CMAKE_CURRENT_(?:SOURCE|LIST)_DIR\}/")
 _GLOB_OPTIONS = frozenset({"CONFIGURE_DEPENDS", "FOLLOW_SYMLINKS"})
+# A path in the build tree, where the build writes files (configured headers, generated sources).
+_BUILD_TREE = re.compile(r"^\$\{\w+_BINARY_DIR\}")  # CMAKE_CURRENT_BINARY_DIR, PROJECT_BINARY_DIR, ...
 
 
 def _in_build_folder(word: str, root: str = "") -> str:
@@ -1813,9 +1815,10 @@ def cmake_glob_functions(texts: Iterable[str]) -> frozenset[str]:
     return frozenset(found)
 
 
-def _globbed_sources(arguments: str, vendor: str | None, path: str, line: int) -> Iterator[SourceSet]:
+def _globbed_sources(arguments: str, vendor: str | None, path: str, line: int, root: str) -> Iterator[SourceSet]:
     """The source patterns of `file(GLOB VAR patterns...)` (`GLOB_RECURSE`: in the pattern's folder at any depth),
-    for the list variable it sets."""
+    for the list variable it sets; one starting at the project's `root` (`${CMAKE_SOURCE_DIR}/src/cuda/*.cu`) is
+    absolute."""
     words = [word.strip('"') for word in arguments.split()]
     if len(words) < 3:
         return
@@ -1825,7 +1828,7 @@ def _globbed_sources(arguments: str, vendor: str | None, path: str, line: int) -
         if word in ("RELATIVE", "LIST_DIRECTORIES"):
             next(options, None)  # the option's value
             continue
-        pattern = _in_build_folder(word)
+        pattern = _in_build_folder(word, root)
         if word in _GLOB_OPTIONS or "$" in pattern or not pattern.endswith(_SOURCE_SUFFIXES):
             continue
         if recurse:
@@ -1917,10 +1920,13 @@ def _variable_derived(command: str, arguments: str) -> str:
 
 def _placed_in_a_folder(arguments: str, arguments_seen: re.Pattern[str]) -> bool:
     """Whether a command of a function body spells an argument after a folder other than the calling file's own
-    (`"src/${NAME}/${ARGN}"`, not `${CMAKE_CURRENT_SOURCE_DIR}/${ARGN}`)."""
+    (`"src/${NAME}/${ARGN}"`, not `${CMAKE_CURRENT_SOURCE_DIR}/${ARGN}`). A path in the build tree
+    (`${CMAKE_CURRENT_BINARY_DIR}/${target}_export.hpp`) names a file the build writes, not where a source is."""
     for word in arguments.split():
         argument = arguments_seen.search(word)
         if argument is None or not word[: argument.start()].strip('"').endswith("/"):
+            continue
+        if _BUILD_TREE.match(word.strip('"')):
             continue
         if not _CURRENT_FOLDER.fullmatch(word[: argument.start()].strip('"')):
             return True
@@ -2219,8 +2225,9 @@ _MAKE_CONDITIONAL = re.compile(r"^\s*(?:else\s+)?(ifeq|ifneq|ifdef|ifndef)\b(.*)
 _MAKE_DEFINE = re.compile(r"(?:^|\s)-D\s*([A-Za-z_]\w*)(?:=(\S*))?")
 # A variable's name without the kind of flags it holds: `HIPCCFLAGS` names hipcc, `ROCM_FLAGS` ROCm.
 _FLAGS_SUFFIX = re.compile(r"(?i)_?(?:FLAGS|OPTS|OPTIONS|DEFINES|DEFS)$")
-_HIPCC = re.compile(r"\bhipcc\b|\$[({]HIPCC[)}]", re.IGNORECASE)
-_NVCC = re.compile(r"\bnvcc\b|\$[({]NVCC[)}]", re.IGNORECASE)
+# The compilers, by name or through a variable naming them (`$(HIPCC)`, `$(ROCM_HIPCC)`, `$(CUDA_NVCC)`).
+_HIPCC = re.compile(r"\bhipcc\b|\$[({](?:\w+_)?HIPCC[)}]", re.IGNORECASE)
+_NVCC = re.compile(r"\bnvcc\b|\$[({](?:\w+_)?NVCC[)}]", re.IGNORECASE)
 
 
 def makefile_facts(
@@ -2229,6 +2236,7 @@ def makefile_facts(
     root: str = "",
     read_elsewhere: frozenset[str] = frozenset(),
     automake_conditionals: Mapping[str, str] | None = None,
+    hip_twin: bool = False,
 ) -> BuildFacts:
     """The macros a Makefile or make fragment (`*.mk`) defines per vendor: the `-D` flags of its variable
     assignments (`CXXFLAGS += -DUSE_ROCM -DCUDA_VERSION=11000`) and recipes. Their vendor is the file's (a
@@ -2237,7 +2245,9 @@ def makefile_facts(
     true)`, its `else` the other vendor's), else the variable's (`ROCM_FLAGS`, `HIPCCFLAGS`, `NVCC_FLAGS`) or the
     compiler a recipe runs. `read_elsewhere`: the variables other make files of the project read (see
     `_make_source_sets`). An automake input's `if NAME` blocks are read as make's are, each with the vendor
-    `rocmlint/cuda/automake.py` finds (`automake_conditionals`: the vendors of configure's `AM_CONDITIONAL`s)."""
+    `rocmlint/cuda/automake.py` finds (`automake_conditionals`: the vendors of configure's `AM_CONDITIONAL`s).
+    `hip_twin`: a Makefile of a sibling folder compiles with hipcc alone (`src/hip/Makefile` beside `src/cuda/`), the
+    twin program a Makefile running nvcc alone over its folder's tree is ported to (`_nvcc_program_recipe`)."""
     stem, suffix = os.path.splitext(os.path.basename(path))
     named = stem if suffix == ".mk" else _folder_name(path, root)
     lines = list(_make_lines(text))
@@ -2294,7 +2304,11 @@ def makefile_facts(
     variable_vendors = vendors_reading(lines, recipes, blocks_by_line, read_elsewhere)
     make_vendor = file_vendor or _nvcc_only(hip, nvcc, hipified)
     sources = _make_source_sets(path, lines, blocks_by_line, variable_vendors, make_vendor)
+    program = _nvcc_program_recipe(lines, recipes, blocks_by_line) if hip_twin and make_vendor == "nvidia" else 0
+    if program:
+        sources += (SourceSet("**", "nvidia", path, program),)
     sources = _compiled_by_one_vendors_rules(sources, _pattern_rule_vendors(lines, recipes))
+    sources += _folders_dropped_for_rocm(path, lines, blocks_by_line)
     return BuildFacts(
         tuple(defines),
         sources=sources + _automake_folder(path, lines, automake, blocks_by_line),
@@ -2303,6 +2317,29 @@ def makefile_facts(
         make_source_lists=_make_source_list(path, lines),
         hipify_tool=hipify_tool_run(path, text),
     )
+
+
+def _folders_dropped_for_rocm(
+    path: str, lines: list[tuple[int, str]], vendors: Mapping[int, str | None]
+) -> tuple[SourceSet, ...]:
+    """The folders beside a Makefile that its ROCm arm takes out of a list (`LIBNAMES := $(filter-out
+    CUDACore,$(LIBNAMES))` inside `ifneq ($(BACKEND),CUDA)`, the list of library folders it builds) as NVIDIA's
+    (`CUDACore/**`): the ROCm build compiles no library of them."""
+    found: list[SourceSet] = []
+    for line, logical in lines:
+        assignment = MAKE_ASSIGNMENT.match(logical)
+        if vendors.get(line) != "rocm" or assignment is None:
+            continue
+        own = re.escape(assignment.group(1))
+        for dropped in re.findall(rf"\$[({{]filter-out\s+([^,]*),\s*\$[({{]{own}[)}}][)}}]", assignment.group(2)):
+            found += [
+                SourceSet(f"{word}/**", "nvidia", path, line) for word in dropped.split() if _FOLDER_WORD.match(word)
+            ]
+    return tuple(found)
+
+
+# A plain folder name (no variable, pattern or path).
+_FOLDER_WORD = re.compile(r"^[A-Za-z_][\w.-]*$")
 
 
 def _automake_folder(
@@ -2375,6 +2412,33 @@ def _make_source_sets(
     if compiling:
         sets.append(SourceSet("*.cu", "nvidia", path, compiling))
     return tuple(sets)
+
+
+def runs_hipcc_alone(text: str) -> bool:
+    """Whether a Makefile runs hipcc and never nvcc: a ROCm program's build."""
+    lines = [logical for _, logical in _make_lines(text)]
+    return any(_HIPCC.search(logical) for logical in lines) and not any(_NVCC.search(logical) for logical in lines)
+
+
+def _nvcc_program_recipe(
+    lines: list[tuple[int, str]], recipes: frozenset[int], vendors: Mapping[int, str | None]
+) -> int:
+    """The first recipe running nvcc of a Makefile that builds a program of its folder's tree for NVIDIA only, 0 when
+    it does not: its recipes run nvcc, it has no ROCm arm and never runs hipcc, and it finds its sources by wildcards
+    over folders it computes (`$(wildcard $(TARGET_DIR)/plugin-$(1)/*.cu)`, one per library folder), so that every
+    source below it is one it may compile, for NVIDIA only."""
+    if "rocm" in vendors.values() or any(_HIPCC.search(logical) for _, logical in lines):
+        return 0
+    if not any("$" in pattern for _, logical in lines for pattern in _MAKE_WILDCARD.findall(logical)):
+        return 0
+    return next(
+        (
+            line
+            for line, logical in lines
+            if line in recipes and MAKE_ASSIGNMENT.match(logical) is None and _NVCC.search(logical)
+        ),
+        0,
+    )
 
 
 def _pattern_rule_vendors(lines: list[tuple[int, str]], recipes: frozenset[int]) -> list[tuple[str, str | None]]:
@@ -2484,6 +2548,26 @@ def build_script_facts(path: str, text: str) -> BuildFacts | None:
     if not nvidia or rocm:
         return BuildFacts(mentioned_names=tuple(dict.fromkeys(os.path.basename(word) for _, word in named)))
     return BuildFacts(sources=tuple(SourceSet(word, "nvidia", path, line) for line, word in named))
+
+
+def own_compile_command(path: str, text: str) -> BuildFacts | None:
+    """The source itself, NVIDIA's, when its own comments give the command compiling it with nvcc (`// nvcc -O3 -I
+    ../include ./k.cu -o k`, an example built by hand) and none with hipcc: a build of its own, as a sample's script
+    is. None otherwise."""
+    name = os.path.basename(path)
+    commands = [(text.count("\n", 0, found.start()) + 1, found.group(1)) for found in _COMMENTED_COMMAND.finditer(text)]
+    own = [line for line, command in commands if _NVCC.search(command) and _names_file(command, name)]
+    if not own or any(_HIPCC.search(command) for _, command in commands):
+        return None
+    return BuildFacts(sources=(SourceSet(name, "nvidia", path, own[0]),))
+
+
+def _names_file(command: str, name: str) -> bool:
+    return re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w.])", command) is not None
+
+
+# A comment line opening with a GPU compiler's command (`// nvcc -O3 k.cu`, ` * hipcc k.hip`).
+_COMMENTED_COMMAND = re.compile(r"^[ \t]*(?://+|/?\*+)[ \t]*((?:nvcc|hipcc)\b[^\n]*)", re.MULTILINE)
 
 
 # Linking the CUDA runtime, driver or a CUDA library (`-lcudart`, `-lcublasLt`), which only an NVIDIA build does; and

@@ -786,6 +786,7 @@ def works_around_nvcc(arms: list[Directive], ctx: CudaContext) -> bool:
         or withholds_attributes_from_nvcc(arms, ctx)
         or defaults_what_nvcc_spells_out(arms, ctx)
         or shims_builtins_for_nvcc(arms, ctx)
+        or marks_constexpr_function_for_nvcc(arms, ctx)
     )
 
 
@@ -923,6 +924,35 @@ def defaults_what_nvcc_spells_out(arms: list[Directive], ctx: CudaContext) -> bo
     )
 
 
+def marks_constexpr_function_for_nvcc(arms: list[Directive], ctx: CudaContext) -> bool:
+    """Whether this `#if`/`#else` pair on nvcc's compiler macros only spells a `constexpr` function's declaration
+    specifiers, nvcc's arm adding CUDA's execution spaces (`__device__ static constexpr int` beside `static constexpr
+    int`, the function's name right after the chain): clang makes every constexpr function host and device
+    (`-fcuda-host-device-constexpr`, its default), so HIP-Clang's device code may call the `#else` arm's function as
+    nvcc's calls its own. Not for a function that is not constexpr, which the `#else` arm leaves host-only."""
+    if len(arms) != 2 or arms[1].kind != "else":
+        return False
+    if _NVCC_ONLY_TEST.fullmatch(arms[0].condition) is not None:
+        nvcc, others = arms
+    elif _NOT_NVCC_TEST.fullmatch(arms[0].condition) is not None:
+        others, nvcc = arms
+    else:
+        return False
+    specifiers = _TOKENS.findall(arm_text(others, ctx))
+    if "constexpr" not in specifiers or not all(token.isidentifier() for token in specifiers):
+        return False
+    added = _left_over(specifiers, _TOKENS.findall(arm_text(nvcc, ctx)))
+    if not added or not set(added) <= _EXECUTION_SPACES:
+        return False
+    end = arm_span(arms[1], ctx).end_byte
+    endif = next((d for d in ctx.preprocessor.directives if d.start_byte == end and d.kind == "endif"), None)
+    after = ctx.content[endif.end_byte : endif.end_byte + 400].decode("utf-8", "replace") if endif else ""
+    return _FUNCTION_NAME_FIRST.match(without_comments(after)) is not None
+
+
+_EXECUTION_SPACES = frozenset({"__device__", "__host__"})
+# A function's declarator opening the code after the chain: `getWidth( int d )`, `Grid::width(`.
+_FUNCTION_NAME_FIRST = re.compile(r"\s*(?:[A-Za-z_]\w*\s*::\s*)*[A-Za-z_]\w*\s*\(")
 # `C(C const&) = default;`, `C(const C&) = default;`, `C(C&&) = default;`, `C& operator=(C const&) = default;`.
 _DEFAULTED_MEMBER = re.compile(
     r"\s*(?:constexpr\s+)?(?:(\w+)|(\w+)\s*&\s*operator\s*=)\s*\(\s*(?:const\s+)?\w+\s*(?:const\s*)?&&?\s*\w*\s*\)"

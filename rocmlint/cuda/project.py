@@ -66,7 +66,11 @@ macros are learned in rocmlint/cuda/learning.py:
   `cmake_dependent_option` leaves off unless the NVIDIA build is on is a CUDA switch, and a `.cmake` module only
   NVIDIA code `include()`s defines and lists for NVIDIA (`_modules_read_by_one_vendor`); a shell script running nvcc
   or linking a CUDA library and never ROCm's (a sample's own `build.sh`) compiles the sources it names for NVIDIA
-  only, where no other build names them; an option whose CMake block only sets CUDA up is a CUDA switch in every
+  only, where no other build names them, and so does an example's own comment giving its nvcc command
+  (`own_compile_command`); a Makefile whose recipes run nvcc, with no ROCm arm, over folders it computes (a program
+  of its own beside its hipcc twin) compiles its whole tree for NVIDIA only, and a folder a Makefile's ROCm arm
+  filters out of its own list (`$(filter-out CUDACore,$(LIBNAMES))`) is NVIDIA's; a Rust crate's `build.rs`
+  compiles each `cc::Build`'s `.file()`s for its compiler's vendor (rocmlint/cuda/cargo_build.py); an option whose CMake block only sets CUDA up is a CUDA switch in every
   CMake file (`cmake_cuda_only_options`);
   so is a header found only through an include folder the NVIDIA build alone adds (a CUDA target's
   `include/targets/cuda` beside the HIP target's own), a header only such files include, and a header nothing
@@ -130,12 +134,15 @@ from rocmlint.cuda.build_files import (
     never_read,
     nvidia_only_native_folders,
     nvidia_only_native_modules,
+    own_compile_command,
     preset_for_its_vendor,
     quoted_sources,
+    runs_hipcc_alone,
     setup_py_facts,
     vendor_of_macro_name,
     vendor_of_words,
 )
+from rocmlint.cuda.cargo_build import cargo_build_facts, is_cargo_build_script
 from rocmlint.cuda.cmake_projects import ModuleIndex
 from rocmlint.cuda.declared_requirements import declared_requirements
 from rocmlint.cuda.file_facts import Definition, FileFacts, IncludeFact, is_header, is_host_source, read_facts
@@ -2110,6 +2117,12 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
                 build_files.append(path)
                 build_facts.append(script)
             continue
+        if is_cargo_build_script(name):
+            cargo = _build_file_text(path)
+            if cargo is not None:
+                build_files.append(path)
+                build_facts.append(cargo_build_facts(path, cargo))
+            continue
         if suffix not in SOURCE_SUFFIXES and not is_build:
             continue
         if not is_build:
@@ -2144,6 +2157,9 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
             build_facts.append(path)
         else:
             read[path] = text.removeprefix("\ufeff")  # every file: one without directives is still included
+            commented = own_compile_command(path, text) if b"nvcc" in data else None
+            if commented is not None:
+                build_facts.append(commented)
     # A JIT build compiles C/C++ files of the tree: a tree without any (pure Python) has no module to read for it.
     # A module naming a source may compile it at run time (`KernelBuilder(file="allreduce.cu")`).
     for path in modules if sources else ():
@@ -2187,11 +2203,12 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
     unrun = cmake_unrun(cmake_texts.values())
     unread = cmake_unread_files(str(root), cmake_texts, "\n".join(other_build_texts))
     make_reads = _make_reads_elsewhere(make_texts)
+    hip_twins = _with_hip_twin_program(make_texts)
     conditionals = automake_conditional_vendors(autoconf.values(), vendor_of_words)
     merged = [
         f
         if isinstance(f, BuildFacts)
-        else makefile_facts(f, make_texts[f], str(root), make_reads[f], conditionals)
+        else makefile_facts(f, make_texts[f], str(root), make_reads[f], conditionals, f in hip_twins)
         if f in make_texts
         else cmake_facts(f, cmake_texts[f], str(root), functions, globbing, off_on_rocm, unrun, configured, filelists)
         for f in build_facts
@@ -2246,6 +2263,20 @@ def _modules_read_by_one_vendor(
         for path in read:
             vendors.setdefault(path, set()).add(use.vendor)
     return {path: "nvidia" for path, found in vendors.items() if found == {"nvidia"}}
+
+
+def _with_hip_twin_program(make_texts: Mapping[str, str]) -> frozenset[str]:
+    """The make files beside whose folder a sibling folder's Makefile runs hipcc alone (`src/hip/Makefile` for
+    `src/cuda/Makefile`): a program's build with a ROCm twin program."""
+    hip_folders = {os.path.dirname(path) for path, text in make_texts.items() if runs_hipcc_alone(text)}
+    return frozenset(
+        path
+        for path in make_texts
+        if any(
+            os.path.dirname(folder) == os.path.dirname(os.path.dirname(path)) and folder != os.path.dirname(path)
+            for folder in hip_folders
+        )
+    )
 
 
 def _make_reads_elsewhere(make_texts: Mapping[str, str]) -> dict[str, frozenset[str]]:
@@ -2400,13 +2431,15 @@ _STANDALONE_BUILDS = frozenset({"script", "make"})
 
 def _build_system(path: str) -> str:
     """Which build system a build file belongs to: "cmake", "python" (setup.py and its helpers), "bazel", "script"
-    (a shell script) or "make"."""
+    (a shell script, or a source giving its own compile command), "cargo" (a Rust crate's `build.rs`) or "make"."""
     if path.endswith(("CMakeLists.txt", ".cmake")):
         return "cmake"
     if is_bazel_file(path):
         return "bazel"
-    if is_build_script(path):
-        return "script"
+    if is_build_script(path) or os.path.splitext(path)[1] in SOURCE_SUFFIXES:
+        return "script"  # a source's own commented compile command (`own_compile_command`) is a script of its own
+    if is_cargo_build_script(path):
+        return "cargo"
     return "python" if path.endswith(".py") else "make"
 
 
