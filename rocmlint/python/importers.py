@@ -72,6 +72,7 @@ from rocmlint.python.backend_families import (
     member_of,
     registered_by_vendor,
     sibling_of,
+    vendor_role_twins,
     vendor_siblings,
 )
 from rocmlint.python.platform_classes import (
@@ -321,6 +322,8 @@ class ImportIndex:
     _families: dict[str, Branch] | None = field(default=None, repr=False)
     # NVIDIA-named folder -> its ROCm-named siblings (backend_families.vendor_siblings), when first asked
     _siblings: dict[str, tuple[str, ...]] | None = field(default=None, repr=False)
+    # folder named `nvidia` -> its module and a sibling vendor folder's of the same role (`vendor_role_twins`)
+    _role_twins: dict[str, tuple[str, str]] | None = field(default=None, repr=False)
     # NVIDIA-named folder -> the modules proving a registry keyed by vendor chooses it (`definitions_base`)
     _vendor_registries: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
     # module -> the NVIDIA-named folder it sits in (`nvidia_sibling`): the module bases ask again for each test file
@@ -604,6 +607,15 @@ class ImportIndex:
             self._sibling_folders[path] = sibling_of(path, self._siblings)
         folder = self._sibling_folders[path]
         return None if folder is None else (folder, self._siblings[folder])
+
+    def nvidia_role_twin(self, path: str) -> tuple[str, tuple[str, str]] | None:
+        """The folder named `nvidia` the module at `path` sits in, at any depth, when a sibling vendor folder holds a
+        module of the same role as one of it (rocmlint/python/backend_families.py, `vendor_role_twins`), with that
+        pair; None otherwise."""
+        if self._role_twins is None:
+            self._role_twins = vendor_role_twins(sorted(self.finder.files))
+        folder = sibling_of(path, self._role_twins)
+        return None if folder is None else (folder, self._role_twins[folder])
 
     def definitions_base(self, path: str) -> tuple[Branch, frozenset[str]]:
         """Where the code inside the defs of the module at `path` can run, and the files that decided it: NVIDIA's when
@@ -1127,6 +1139,7 @@ class ModuleReach:
         self._dispatches: dict[str, Answer] = {}  # NVIDIA-named folder -> whether the project chooses its sibling
         self._twin_suites: dict[str, Answer] = {}  # NVIDIA-named folder -> `_twin_tests`
         self._twin_trees: dict[str, Answer] = {}  # NVIDIA-named folder -> `_twin_scripts`
+        self._role_trees: dict[str, bool] = {}  # folder named `nvidia` -> no module outside imports one of its modules
 
     def base(self, path: str) -> tuple[Branch, frozenset[str]]:
         """Where the module at `path` can run at all, and the files (importers) that answer came from. A
@@ -1164,7 +1177,7 @@ class ModuleReach:
         on ROCm (rocmlint/python/backend_families.py), with the files that decided it; everywhere otherwise."""
         member = self.index.nvidia_sibling(path)
         if member is None:
-            return EVERYWHERE, frozenset()
+            return self._role_twin_base(path)
         nvidia, rocm = member
         if nvidia not in self._dispatches:
             self._dispatches[nvidia] = self._dispatched(nvidia, rocm)
@@ -1177,7 +1190,21 @@ class ModuleReach:
             if nvidia not in self._twin_trees:
                 self._twin_trees[nvidia] = self._twin_scripts(nvidia, rocm)
             dispatched, files = self._twin_trees[nvidia]
-        return (_NVIDIA_ONLY if dispatched else EVERYWHERE), files
+        if not dispatched:
+            return self._role_twin_base(path)
+        return _NVIDIA_ONLY, files
+
+    def _role_twin_base(self, path: str) -> tuple[Branch, frozenset[str]]:
+        """NVIDIA's when the module sits in a folder named `nvidia` that a sibling vendor folder mirrors by role
+        (`vendors/nvidia/nvidia_monitor.py`, `vendors/amd/amd_monitor.py`) and no module outside it imports one of its
+        modules: the project picks the folder by the vendor's name. Everywhere otherwise."""
+        twin = self.index.nvidia_role_twin(path)
+        if twin is None:
+            return EVERYWHERE, frozenset()
+        folder, pair = twin
+        if folder not in self._role_trees:
+            self._role_trees[folder] = bool(self._closed_tree(folder))
+        return (_NVIDIA_ONLY, frozenset(pair)) if self._role_trees[folder] else (EVERYWHERE, frozenset())
 
     def _imported_only_within(self, path: str, folder: str) -> bool:
         """No module outside `folder` imports the module at `path` (a helper the ROCm suite shares runs there too)."""
