@@ -2803,6 +2803,45 @@ def test_a_call_of_a_helper_that_never_returns_on_rocm_gates_what_follows() -> N
     assert found.branch(found.hazard("portable")) == BOTH
 
 
+def test_a_check_that_raises_on_rocm_and_otherwise_falls_off_its_end_never_returns_there() -> None:
+    """`_require_sm90()` ends with `if torch.version.hip is not None or ...: raise`: its end, the only way back, is
+    reached off ROCm only, so what follows a call of it runs off ROCm. Not a check that only warns, nor one whose
+    raise is a GPU-presence test alone."""
+    found = analyze(
+        """
+        import torch
+        import warnings
+
+        def _require_sm90():
+            if torch.version.hip is not None or torch.cuda.get_device_capability()[0] < 9:
+                raise RuntimeError("needs an SM90 NVIDIA GPU")
+
+        def _warn_rocm():
+            if torch.version.hip is not None:
+                warnings.warn("untested on ROCm")
+
+        def _require_gpu():
+            if not torch.cuda.is_available():
+                raise RuntimeError("needs a GPU")
+
+        def kernel(x):
+            _require_sm90()
+            HAZARD("after-require")
+
+        def warned(x):
+            _warn_rocm()
+            HAZARD("after-warning")
+
+        def gpu(x):
+            _require_gpu()
+            HAZARD("after-gpu-check")
+        """
+    )
+    assert found.branch(found.hazard("after-require")) == (False, True)
+    assert found.branch(found.hazard("after-warning")) == BOTH
+    assert found.branch(found.hazard("after-gpu-check")) == BOTH
+
+
 def test_function_called_only_under_an_nvidia_gate_is_nvidia_only() -> None:
     found = analyze(
         """

@@ -1133,20 +1133,32 @@ class GateAnalyzer:
         return []
 
     def _may_return_on_rocm(self, function: FunctionNode) -> bool:
-        """Whether a call of `function` may come back on ROCm: it is no generator, and its last statement returns
-        or raises, and its own `return`s are not all in code the conditions written around them keep off ROCm (a
-        `return` after `if shutil.which("nvcc") is None: raise ...`). A recursive def being decided may."""
+        """Whether a call of `function` may come back on ROCm: it is no generator, and its own `return`s, and its
+        end when its last statement does not return or raise, are not all in code the conditions written around them
+        keep off ROCm (a `return` after `if shutil.which("nvcc") is None: raise ...`; the end of a check that raises
+        when `torch.version.hip` is set). A recursive def being decided may."""
         known = self._returns_on_rocm.get(function)
         if known is not None:
             return known
         self._returns_on_rocm[function] = True
         off_rocm = (
-            isinstance(function.body[-1], (ast.Return, ast.Raise))
-            and not _is_generator(function)
+            not _is_generator(function)
+            and self._end_off_rocm(function.body[-1])
             and all(self._written_branch(statement).on_rocm is False for statement in own_returns(function))
         )
         self._returns_on_rocm[function] = not off_rocm
         return not off_rocm
+
+    def _end_off_rocm(self, last: ast.stmt) -> bool:
+        """A def whose `last` statement returns or raises has no end of its own to reach; otherwise its end is reached
+        after `last`, off ROCm when `last` runs only off ROCm or leaves a condition false on ROCm (`if
+        torch.version.hip is not None: raise RuntimeError(...)`)."""
+        if isinstance(last, (ast.Return, ast.Raise)):
+            return True
+        branch = self._written_branch(last)
+        for condition, taken in self._conditions_after(last):
+            branch = branch.under(condition, taken)
+        return branch.on_rocm is False
 
     def _package_calls(self, calls: list[ast.Call]) -> list[Condition]:
         """A simple statement that always calls into a vendor-only package (`x = torch.zeros(deep_gemm.ceil_div(m,

@@ -107,6 +107,8 @@ _MODULE_EXIT = re.compile(
 )
 _LOAD_CALL = re.compile(rb"(?:import_module|__import__)\(\s*[\"']([\w.]+)[\"']")
 _PACKAGE_SUFFIX = os.sep + "__init__.py"
+# A def or class at the top of a module (`def act_quant(`, `async def f(`, `class Linear:`): group 1 is its name.
+_TOP_LEVEL_DEFINITION = re.compile(rb"^(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)", re.MULTILINE)
 # The script that builds a project's extension modules.
 _BUILD_SCRIPT = "setup.py"
 # Folders that hold copies of other projects (`thirdparty/melo/`, `third_party/`, `_vendor/`). A vendored project
@@ -184,6 +186,9 @@ class ModuleFinder:
         self.names |= vendored_names
         self._folders: frozenset[str] | None = None  # every folder of the tree, when first needed
         self._install_folders: tuple[str, ...] | None = None  # the folders holding a `setup.py`, when first needed
+        self._package_defs: dict[
+            str, frozenset[str]
+        ] = {}  # package folder -> the defs and classes its `__init__.py` makes
 
     def _holds(self, root: str, first: str) -> bool:
         """`root` holds a module, a package or a namespace package (a folder without `__init__.py`: vendored
@@ -281,11 +286,27 @@ class ModuleFinder:
         if not module:
             package = roots[0]
         if package is not None and names:
+            defined = self._defined_in_package(package)
             for name in _names(names) if isinstance(names, bytes) else names:
-                submodule = self.find([name], (package,)) if name.isidentifier() else None
+                submodule = self.find([name], (package,)) if name.isidentifier() and name not in defined else None
                 if submodule is not None:
                     found.append(submodule)
         return found
+
+    def _defined_in_package(self, package: str) -> frozenset[str]:
+        """The names of the defs and classes written at the top of `package`'s `__init__.py`: `from package import
+        name` gives that def (Python imports the submodule `package.name` only when the package has no such name), so
+        a wrapper `def act_quant(...)` that imports `.act_quant` in its body is what the import gets."""
+        known = self._package_defs.get(package)
+        if known is None:
+            data = read_small_file(package + _PACKAGE_SUFFIX) or b""
+            known = frozenset(
+                match.group(1).decode("ascii")
+                for match in _TOP_LEVEL_DEFINITION.finditer(data)
+                if match.group(1).isascii()
+            )
+            self._package_defs[package] = known
+        return known
 
     def _module_files(self, module: str, roots: tuple[str, ...]) -> tuple[str, ...]:
         """The files of a dotted module and of the packages above it, outermost first (none when the module
