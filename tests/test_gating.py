@@ -429,6 +429,21 @@ def test_triton_target_helpers_are_false_on_rocm() -> None:
     assert not analyzed.context.vendor_test(analyzed.expression("d")).is_vendor_test
 
 
+def test_jax_cuda_test_helpers_are_false_on_rocm() -> None:
+    """JAX's test helpers return False unless the device's platform is CUDA's (jax/_src/test_util.py)."""
+    analyzed = analyze(
+        """
+        from jax._src import test_util as jtu
+        a = jtu.is_cuda_compute_capability_at_least("9.0")
+        b = jtu.is_device_cuda()
+        c = jtu.is_device_rocm()
+        """
+    )
+    assert analyzed.context.vendor_test(analyzed.expression("a")) == Vendor(False, None)
+    assert analyzed.context.vendor_test(analyzed.expression("b")) == Vendor(False, None)
+    assert not analyzed.context.vendor_test(analyzed.expression("c")).is_vendor_test
+
+
 # --- 2. aliases: names, attributes and functions that stand for a test ----------------------------------
 ALIASES = [
     pytest.param(
@@ -2091,6 +2106,29 @@ def test_parametrize_lists_run_where_the_test_does() -> None:
         """
     )
     assert found == {"gated-list": NVIDIA_ONLY, "open-list": BOTH}
+
+
+def test_parametrize_lists_run_where_the_body_gets_to_their_first_read() -> None:
+    """absl's `parameterized.product` values reach the test body only after its skip of non-CUDA devices (JAX's
+    `is_cuda_compute_capability_at_least` is False there); not when a parameter is read before the skip."""
+    found = everywhere(
+        """
+        from absl.testing import parameterized
+        from jax._src import test_util as jtu
+        class T(parameterized.TestCase):
+            @parameterized.product(dtype=[HAZARD("skipped-first")])
+            def test_a(self, dtype):
+                if not jtu.is_cuda_compute_capability_at_least("9.0"):
+                    self.skipTest("TMA requires Hopper")
+                run(dtype)
+            @parameterized.parameters(HAZARD("read-first"))
+            def test_b(self, dtype):
+                run(dtype)
+                if not jtu.is_cuda_compute_capability_at_least("9.0"):
+                    self.skipTest("TMA requires Hopper")
+        """
+    )
+    assert found == {"skipped-first": NVIDIA_ONLY, "read-first": BOTH}
 
 
 def test_pytestmark_skips_the_module_tests() -> None:
