@@ -34,6 +34,7 @@ def test_a_recipe_built_on_a_vllm_rocm_image_ships_its_flash_attn() -> None:
     assert _installed(b"FROM --platform=linux/amd64 rocm/vllm-dev:nightly\n") == {"flash-attn"}
     assert _installed(b"FROM rocm/pytorch:latest\n") == set()
     assert _installed(b"FROM vllm/vllm-openai:v0.9.0\n") == set()
+    assert _installed(b"FROM rocm/sgl-dev:rocm7-vllm-20250904\n") == set()  # SGLang's image; the tag names vLLM
 
 
 def test_only_recipes_named_for_or_built_on_rocm_count(tmp_path: Path) -> None:

@@ -24,12 +24,9 @@ _ROCM_BASE = re.compile(rb"^[ \t]*FROM[ \t]+(?:--\S+[ \t]+)*\S*rocm", re.IGNOREC
 # ... and what a ROCm base image it starts from ships: vLLM's ROCm images (`vllm/vllm-openai-rocm`, `rocm/vllm`,
 # `rocm/vllm-dev`) hold the ROCm build of FlashAttention-2 that vLLM's docker/Dockerfile.rocm_base builds (`BUILD_FA`,
 # `FA_REPO`) beside vLLM itself.
-_BASE_IMAGE_PACKAGES = (
-    (
-        re.compile(rb"^[ \t]*FROM[ \t]+(?:--\S+[ \t]+)*\S*(?:vllm\S*rocm|rocm\S*vllm)", re.IGNORECASE | re.MULTILINE),
-        ("flash-attn",),
-    ),
-)
+# `FROM` and the image's repository, without its tag (`rocm/sgl-dev:rocm7-vllm-...` is SGLang's image, not vLLM's).
+_BASE_IMAGE = re.compile(rb"^[ \t]*FROM[ \t]+(?:--\S+[ \t]+)*\"?([^\s:\"@]+)", re.IGNORECASE | re.MULTILINE)
+_BASE_IMAGE_PACKAGES = ((re.compile(rb"vllm.*rocm|rocm.*vllm", re.IGNORECASE), ("flash-attn",)),)
 # `pip install` (also `uv pip`, `python -m pip`) up to the end of its command (a line continuation joins lines).
 _PIP_INSTALL = re.compile(rb"pip3?[ \t]+install((?:\\\n|[^\n&;|])*)")
 # A requirement word of an install command: a distribution name, before a version or extras (`flash-attn==2.8`).
@@ -85,9 +82,10 @@ def _installed(data: bytes) -> set[str]:
     values, paths and URLs left out) and the repositories it fetches."""
     text = b"\n".join(line for line in data.splitlines() if not line.lstrip().startswith(b"#"))
     names = {match.group(1) for match in _REPOSITORY.finditer(text)}
-    for base_image, shipped in _BASE_IMAGE_PACKAGES:
-        if base_image.search(text):
-            names.update(name.encode("ascii") for name in shipped)
+    for image in _BASE_IMAGE.finditer(text):
+        for repository, shipped in _BASE_IMAGE_PACKAGES:
+            if repository.search(image.group(1)):
+                names.update(name.encode("ascii") for name in shipped)
     for command in _PIP_INSTALL.finditer(text):
         arguments = command.group(1).replace(b"\\\n", b" ")
         names.update(
