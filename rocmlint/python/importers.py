@@ -11,7 +11,8 @@ bytes.find) are read as import statements or `importlib.import_module("pkg.mod")
 calls, and resolved to the tree's files as `ProjectIndex` resolves them (and against the folders above the
 importer, up to the root).
 `import a.b.c` imports the packages `a` and `a.b` too; `from a import b` imports the module `a.b` when
-there is one.
+there is one and `a/__init__.py` writes no def or class `b` at its top (Python looks the name up in the package
+first: a wrapper `def b(...)` that imports `.b` in its body is what the import gets).
 
 A module's base (`ModuleReach.base`) is where it can be imported: on a vendor when a chain of importers
 reaches an entry point through imports each of which can run on that vendor. An entry point is a module
@@ -186,9 +187,8 @@ class ModuleFinder:
         self.names |= vendored_names
         self._folders: frozenset[str] | None = None  # every folder of the tree, when first needed
         self._install_folders: tuple[str, ...] | None = None  # the folders holding a `setup.py`, when first needed
-        self._package_defs: dict[
-            str, frozenset[str]
-        ] = {}  # package folder -> the defs and classes its `__init__.py` makes
+        # package folder -> the defs and classes its `__init__.py` writes (`_defined_in_package`), when first needed
+        self._package_defs: dict[str, frozenset[str]] = {}
 
     def _holds(self, root: str, first: str) -> bool:
         """`root` holds a module, a package or a namespace package (a folder without `__init__.py`: vendored
@@ -300,11 +300,7 @@ class ModuleFinder:
         known = self._package_defs.get(package)
         if known is None:
             data = read_small_file(package + _PACKAGE_SUFFIX) or b""
-            known = frozenset(
-                match.group(1).decode("ascii")
-                for match in _TOP_LEVEL_DEFINITION.finditer(data)
-                if match.group(1).isascii()
-            )
+            known = frozenset(match.group(1).decode("ascii") for match in _TOP_LEVEL_DEFINITION.finditer(data))
             self._package_defs[package] = known
         return known
 
