@@ -35,7 +35,7 @@ class FlashAttnNoFallback(Rule):
     after an early `return` on) a condition naming flash attention (`is_flash_attn_2_available()`,
     `find_spec("flash_attn")`, a flag from one, `args.use_flash_attn`, `attn_implementation == "flash_attention_2"`),
     in a def named for it, or after a test's `pytest.importorskip("flash_attn")` (skipped without it): fallback.
-    Nor FlashAttention-2 when the project's own ROCm container recipe (`Dockerfile.rocm`) installs flash-attn.
+    Nor FlashAttention-2 when the project's ROCm container recipe (`Dockerfile.rocm`, its vLLM ROCm base image) ships it.
 
     ## Why is this bad on ROCm?
     PyPI's `flash-attn` wheels are CUDA builds; on ROCm flash-attn exists only as AMD's CK build (CDNA: MI200/MI300) or

@@ -239,6 +239,75 @@ def test_vendor_script_trees_need_a_twin_and_no_importer_outside(tmp_path: Path,
     assert base(tmp_path, files, "problems/nvidia/fp4_gemm/reference.py") == EVERYWHERE
 
 
+def _vendor_role_folders() -> dict[str, str]:
+    """`vendors/<vendor>/` each hold the vendor's monitor named for the vendor, run as a script picked by the vendor's
+    name (`os.path.join(root, vendor, vendor + "_monitor.py")`), and NVIDIA's holds model code beside it."""
+    return {
+        "vendors/nvidia/nvidia_monitor.py": HAZARDS,
+        "vendors/nvidia/model/ops.py": HAZARDS,
+        "vendors/iluvatar/iluvatar_monitor.py": "",
+        "vendors/amd/amd_monitor.py": HAZARDS,
+        "run.py": "import os\nMONITOR = os.path.join('vendors', VENDOR, VENDOR + '_monitor.py')\n",
+    }
+
+
+def test_a_vendor_folder_mirrored_by_role_runs_on_nvidia_only(tmp_path: Path) -> None:
+    """`nvidia/nvidia_monitor.py` beside `iluvatar/iluvatar_monitor.py` (another accelerator) or `amd/amd_monitor.py`:
+    one folder per vendor, picked by the vendor's name; every module of NVIDIA's folder is NVIDIA's."""
+    files = _vendor_role_folders()
+    found = bases(
+        tmp_path, files, "vendors/nvidia/nvidia_monitor.py", "vendors/nvidia/model/ops.py", "vendors/amd/amd_monitor.py"
+    )
+    assert found == [NVIDIA_ONLY, NVIDIA_ONLY, EVERYWHERE]
+    only_iluvatar = {path: text for path, text in files.items() if not path.startswith("vendors/amd/")}
+    assert base(tmp_path / "other", only_iluvatar, "vendors/nvidia/model/ops.py") == NVIDIA_ONLY
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        pytest.param({"vendors/iluvatar/iluvatar_monitor.py": None, "vendors/amd/amd_monitor.py": None}, id="no-twin"),
+        pytest.param(
+            {
+                "vendors/iluvatar/iluvatar_monitor.py": None,
+                "vendors/amd/monitor.py": "",
+                "vendors/amd/amd_monitor.py": None,
+            },
+            id="twin-not-named-for-its-folder",
+        ),
+        pytest.param(
+            {
+                "vendors/iluvatar/iluvatar_monitor.py": None,
+                "vendors/amd/amd_monitor.py": None,
+                "vendors/cpu/cpu_monitor.py": "",
+            },
+            id="sibling-named-for-no-vendor",
+        ),
+        pytest.param(
+            {
+                "vendors/__init__.py": "",
+                "vendors/nvidia/__init__.py": "",
+                "vendors/nvidia/model/__init__.py": "",
+                "run.py": "from vendors.nvidia.model import ops\n",
+            },
+            id="imported-from-outside",
+        ),
+        pytest.param(
+            {"vendors/cuda/cuda_monitor.py": HAZARDS, "vendors/nvidia/nvidia_monitor.py": None},
+            id="cuda-not-the-vendor",
+        ),
+    ],
+)
+def test_vendor_folders_by_role_need_a_vendor_twin_and_no_importer_outside(
+    tmp_path: Path, change: dict[str, str | None]
+) -> None:
+    files = {path: text for path, text in (_vendor_role_folders() | change).items() if text is not None}
+    checked = (
+        "vendors/cuda/cuda_monitor.py" if "vendors/cuda/cuda_monitor.py" in files else "vendors/nvidia/model/ops.py"
+    )
+    assert base(tmp_path, files, checked) == EVERYWHERE
+
+
 def test_hazards_in_the_nvidia_sibling_are_not_reported(tmp_path: Path) -> None:
     root = write_tree(tmp_path, siblings())
     assert _codes(root, "pkg/kernels/nvidia/sub/tiles.py") == []

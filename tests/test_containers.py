@@ -28,21 +28,31 @@ def test_a_rocm_recipe_installs_its_pip_requirements_and_cloned_repositories() -
     assert _installed(b"RUN pip3 install -U flash_attn==2.8.3\n") == {"flash-attn"}
 
 
+def test_a_recipe_built_on_a_vllm_rocm_image_ships_its_flash_attn() -> None:
+    """vLLM's ROCm images hold the ROCm build of FlashAttention-2; a ROCm PyTorch image or vLLM's CUDA one do not."""
+    assert _installed(b"FROM vllm/vllm-openai-rocm:v0.23.0\nRUN pip install ray\n") == {"flash-attn", "ray"}
+    assert _installed(b"FROM --platform=linux/amd64 rocm/vllm-dev:nightly\n") == {"flash-attn"}
+    assert _installed(b"FROM rocm/pytorch:latest\n") == set()
+    assert _installed(b"FROM vllm/vllm-openai:v0.9.0\n") == set()
+    assert _installed(b"FROM rocm/sgl-dev:rocm7-vllm-20250904\n") == set()  # SGLang's image; the tag names vLLM
+
+
 def test_only_recipes_named_for_or_built_on_rocm_count(tmp_path: Path) -> None:
     nvidia = "FROM nvcr.io/nvidia/pytorch:24.01\nRUN pip install flash-attn\n"
     write_tree(
         tmp_path,
         {
             "docker/Dockerfile.cuda": nvidia,  # an NVIDIA image
-            "docker/Dockerfile.rocm702": "FROM ${BASE}\nRUN pip install flash_attn\n",  # named for ROCm
+            "docker/Dockerfile.rocm702": "FROM ${BASE}\nRUN pip install flash_attn xformers\n",  # named for ROCm
             "docker/Dockerfile": "FROM rocm/vllm-dev:main\nRUN pip install triton\n",  # built on a ROCm image
             "docker/Dockerfile.torch280.vllm.AMD": "RUN pip install ray\n",
             "docker/Dockerfile.amd64": "RUN pip install flash-attn\n",  # the x86-64 architecture, not AMD GPUs
         },
     )
     assert rocm_image_packages(tmp_path) == {
+        "flash-attn": "docker/Dockerfile",  # the vLLM ROCm image it starts from ships it
         "triton": "docker/Dockerfile",
-        "flash-attn": "docker/Dockerfile.rocm702",
+        "xformers": "docker/Dockerfile.rocm702",
         "ray": "docker/Dockerfile.torch280.vllm.AMD",
     }
 

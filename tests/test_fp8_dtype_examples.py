@@ -11,6 +11,17 @@ from rocmlint.rule import Invalid, Valid
 from rocmlint.testing import check_invalid, check_valid
 
 VALID = (
+    # A support query (uses.is_inspected: a call named for whether its arguments are supported) asks about the
+    # dtype and makes nothing in it.
+    Valid(
+        """
+        import torch
+        def device_supports_native_fp8(device):
+            return device_supports_dtype(device, torch.float8_e4m3fn, require_validation=False)
+        def test_support():
+            assert is_dtype_supported(torch.float8_e5m2) is True
+        """,
+    ),
     # Modules converted in place to store their weights in FP8 (fp8.modules_converted_in_place): a dropped `.to`
     # result is a module's, and PyTorch's layers multiply no FP8 weights.
     Valid(
@@ -397,6 +408,15 @@ VALID = (
 )
 
 INVALID = (
+    # A call named for what is supported, not asking whether it is, may give the dtype to compute in.
+    Invalid(
+        """
+        import torch
+        def quantize(x):
+            return x.to(supported_dtype(torch.float8_e4m3fn))
+        """,
+        expect=("3:33-3:52",),
+    ),
     # The same dtype also kept with a tensor's cast, or handed to another def; a dropped conversion in a file
     # multiplying matrices (a custom model may compute with its FP8 weights).
     Invalid(

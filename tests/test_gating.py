@@ -429,6 +429,21 @@ def test_triton_target_helpers_are_false_on_rocm() -> None:
     assert not analyzed.context.vendor_test(analyzed.expression("d")).is_vendor_test
 
 
+def test_jax_cuda_test_helpers_are_false_on_rocm() -> None:
+    """JAX's test helpers return False unless the device's platform is CUDA's (jax/_src/test_util.py)."""
+    analyzed = analyze(
+        """
+        from jax._src import test_util as jtu
+        a = jtu.is_cuda_compute_capability_at_least("9.0")
+        b = jtu.is_device_cuda()
+        c = jtu.is_device_rocm()
+        """
+    )
+    assert analyzed.context.vendor_test(analyzed.expression("a")) == Vendor(False, None)
+    assert analyzed.context.vendor_test(analyzed.expression("b")) == Vendor(False, None)
+    assert not analyzed.context.vendor_test(analyzed.expression("c")).is_vendor_test
+
+
 # --- 2. aliases: names, attributes and functions that stand for a test ----------------------------------
 ALIASES = [
     pytest.param(
@@ -2093,6 +2108,29 @@ def test_parametrize_lists_run_where_the_test_does() -> None:
     assert found == {"gated-list": NVIDIA_ONLY, "open-list": BOTH}
 
 
+def test_parametrize_lists_run_where_the_body_gets_to_their_first_read() -> None:
+    """absl's `parameterized.product` values reach the test body only after its skip of non-CUDA devices (JAX's
+    `is_cuda_compute_capability_at_least` is False there); not when a parameter is read before the skip."""
+    found = everywhere(
+        """
+        from absl.testing import parameterized
+        from jax._src import test_util as jtu
+        class T(parameterized.TestCase):
+            @parameterized.product(dtype=[HAZARD("skipped-first")])
+            def test_a(self, dtype):
+                if not jtu.is_cuda_compute_capability_at_least("9.0"):
+                    self.skipTest("TMA requires Hopper")
+                run(dtype)
+            @parameterized.parameters(HAZARD("read-first"))
+            def test_b(self, dtype):
+                run(dtype)
+                if not jtu.is_cuda_compute_capability_at_least("9.0"):
+                    self.skipTest("TMA requires Hopper")
+        """
+    )
+    assert found == {"skipped-first": NVIDIA_ONLY, "read-first": BOTH}
+
+
 def test_pytestmark_skips_the_module_tests() -> None:
     found = everywhere(
         """
@@ -2801,6 +2839,45 @@ def test_a_call_of_a_helper_that_never_returns_on_rocm_gates_what_follows() -> N
     assert found.branch(found.hazard("before")) == BOTH
     assert found.branch(found.hazard("after")) == (False, True)
     assert found.branch(found.hazard("portable")) == BOTH
+
+
+def test_a_check_that_raises_on_rocm_and_otherwise_falls_off_its_end_never_returns_there() -> None:
+    """`_require_sm90()` ends with `if torch.version.hip is not None or ...: raise`: its end, the only way back, is
+    reached off ROCm only, so what follows a call of it runs off ROCm. Not a check that only warns, nor one whose
+    raise is a GPU-presence test alone."""
+    found = analyze(
+        """
+        import torch
+        import warnings
+
+        def _require_sm90():
+            if torch.version.hip is not None or torch.cuda.get_device_capability()[0] < 9:
+                raise RuntimeError("needs an SM90 NVIDIA GPU")
+
+        def _warn_rocm():
+            if torch.version.hip is not None:
+                warnings.warn("untested on ROCm")
+
+        def _require_gpu():
+            if not torch.cuda.is_available():
+                raise RuntimeError("needs a GPU")
+
+        def kernel(x):
+            _require_sm90()
+            HAZARD("after-require")
+
+        def warned(x):
+            _warn_rocm()
+            HAZARD("after-warning")
+
+        def gpu(x):
+            _require_gpu()
+            HAZARD("after-gpu-check")
+        """
+    )
+    assert found.branch(found.hazard("after-require")) == (False, True)
+    assert found.branch(found.hazard("after-warning")) == BOTH
+    assert found.branch(found.hazard("after-gpu-check")) == BOTH
 
 
 def test_function_called_only_under_an_nvidia_gate_is_nvidia_only() -> None:

@@ -1344,3 +1344,26 @@ def test_a_main_module_imported_under_no_vendor_test_stays_an_entry_point(
         "main.py": "from pkg.gpu import gpu_metrics\nprint(gpu_metrics())\n",
     }
     assert base(tmp_path, files, "pkg/nvml.py") == EVERYWHERE
+
+
+def test_from_a_package_import_a_name_its_init_defines_does_not_import_the_submodule(tmp_path: Path) -> None:
+    """`from pkg import act_quant` gets the wrapper `def act_quant` of pkg/__init__.py, which raises on ROCm before
+    importing `pkg/act_quant.py` in its body: a test importing the wrapper does not import the submodule, which runs
+    off ROCm only. A name the package does not define imports the submodule (`from pkg import other`)."""
+    wrapper = (
+        "import torch\n"
+        "def _require_nvidia():\n"
+        "    if torch.version.hip is not None:\n"
+        "        raise RuntimeError('NVIDIA only')\n"
+        "def act_quant(x):\n"
+        "    _require_nvidia()\n"
+        "    from .act_quant import act_quant as impl\n"
+        "    return impl(x)\n"
+    )
+    files = {
+        "pkg/__init__.py": wrapper,
+        "pkg/act_quant.py": HAZARDS,
+        "pkg/other.py": HAZARDS,
+        "tests/test_quant.py": "from pkg import act_quant, other\ndef test_quant():\n    act_quant(1)\n",
+    }
+    assert bases(tmp_path, files, "pkg/act_quant.py", "pkg/other.py") == [NVIDIA_ONLY, EVERYWHERE]

@@ -33,6 +33,17 @@ of its modules tests NVIDIA's code. Test folders beside each other that nothing 
 (`test_all_to_all.py` in each): every test of the NVIDIA folder is NVIDIA's (rocmlint/python/importers.py,
 `ModuleReach._twin_tests`). Otherwise folders beside each other with no such dispatcher prove nothing.
 
+A parent may also keep one folder per vendor that the project picks by the vendor's name, with no import to read
+(`os.path.join(root, vendor, vendor + "_monitor.py")` run as a script on each host): each folder names its modules for
+itself, the same role under each vendor's name (`vendor_role_twins`):
+
+    vendors/nvidia/nvidia_monitor.py    vendors/iluvatar/iluvatar_monitor.py    vendors/amd/amd_monitor.py
+
+A folder named `nvidia` (the vendor, not `cuda`: CUDA code is what a ROCm build of PyTorch runs too) beside a folder
+named for ROCm or another accelerator that holds such a twin (`amd_monitor.py` for `nvidia_monitor.py`, at the same
+place) is NVIDIA's copy of the per-vendor code, when no module outside it imports one of its modules
+(rocmlint/python/importers.py, `ModuleReach._sibling_base`: an import by written name is a choice made some other way).
+
 The dispatcher may also be a registry keyed by the vendor's name (`registered_by_vendor`): each folder registers its
 code under keys that start with the folder's own name, the same entries for each vendor, and the project looks them
 up by the target it detected:
@@ -65,6 +76,9 @@ _WORDS = load("vendor_packages")
 _ROCM_WORDS = frozenset(_WORDS["rocm_backend_words"])
 _NVIDIA_WORDS = frozenset(_WORDS["nvidia_backend_words"])
 _NVIDIA_ONLY = Branch(False, True)
+# The folder names of the vendors whose per-vendor twin makes a folder named `nvidia` NVIDIA's (`vendor_role_twins`).
+_TWIN_VENDOR_WORDS = _ROCM_WORDS | frozenset(_WORDS["other_accelerator_words"])
+_NVIDIA_VENDOR = "nvidia"
 
 
 def computed_load_prefixes(data: bytes) -> set[str]:
@@ -158,6 +172,52 @@ def vendor_siblings(files: Iterable[str]) -> dict[str, tuple[str, ...]]:
                 if _named_for(name) == "nvidia":
                     siblings[os.path.join(parent, name)] = rocm
     return siblings
+
+
+def vendor_role_twins(files: Iterable[str]) -> dict[str, tuple[str, str]]:
+    """Each folder named `nvidia` with a sibling named for ROCm or another accelerator holding a module of the same
+    role, each named for its own folder (`nvidia/nvidia_monitor.py`, `iluvatar/iluvatar_monitor.py`) at the same place
+    below it (absolute paths) -> the pair of modules."""
+    by_parent: dict[str, dict[str, dict[str, str]]] = {}  # parent -> vendor folder -> role -> module
+    for path in files:
+        found = _vendor_role(path)
+        if found is not None:
+            folder, role = found
+            by_parent.setdefault(os.path.dirname(folder), {}).setdefault(folder, {}).setdefault(role, path)
+    twins: dict[str, tuple[str, str]] = {}
+    for folders in by_parent.values():
+        for nvidia, nvidia_roles in sorted(folders.items()):
+            if os.path.basename(nvidia).lower() == _NVIDIA_VENDOR:
+                pair = _role_twin(nvidia_roles, folders)
+                if pair:
+                    twins[nvidia] = pair
+    return twins
+
+
+def _role_twin(nvidia_roles: Mapping[str, str], folders: Mapping[str, Mapping[str, str]]) -> tuple[str, str] | None:
+    """NVIDIA's module and its twin in a sibling named for ROCm or another accelerator, the first by path."""
+    for folder, roles in sorted(folders.items()):
+        if os.path.basename(folder).lower() not in _TWIN_VENDOR_WORDS:
+            continue
+        shared = sorted(set(roles) & set(nvidia_roles))
+        if shared:
+            return nvidia_roles[shared[0]], roles[shared[0]]
+    return None
+
+
+def _vendor_role(path: str) -> tuple[str, str] | None:
+    """The nearest folder above a module whose name the module's name starts with (`vendors/amd/x/amd_monitor.py`:
+    `vendors/amd`), and the module's role below it (`x/monitor.py`); None for none."""
+    name = os.path.basename(path).lower()
+    folder = os.path.dirname(path)
+    below: list[str] = []
+    while folder != os.path.dirname(folder):
+        vendor = os.path.basename(folder).lower()
+        if name.startswith(vendor + "_") and len(name) > len(vendor) + 1:
+            return folder, os.path.join(*below, name[len(vendor) + 1 :])
+        below.insert(0, os.path.basename(folder))
+        folder = os.path.dirname(folder)
+    return None
 
 
 def _named_for(folder: str) -> str | None:

@@ -1,6 +1,6 @@
 """The packages a project's own ROCm container recipes install: a Dockerfile (or Containerfile, Apptainer/Singularity
-definition) meant for AMD GPUs that `pip install`s a package or clones its repository ships it in the project's ROCm
-image, so an import of it with no fallback works where the project says to run on ROCm."""
+definition) meant for AMD GPUs that `pip install`s a package, clones its repository or starts from a ROCm image that
+ships it (vLLM's ROCm images hold FlashAttention-2) ships it in the project's ROCm image, so an import of it with no fallback works where the project says to run on ROCm."""
 
 from __future__ import annotations
 
@@ -21,6 +21,12 @@ _RECIPE_NAME = re.compile(r"dockerfile|containerfile|apptainerfile|singularity",
 _AMD_NAME = re.compile(r"(?<![a-z])(?:rocm|amd(?!64))", re.IGNORECASE)
 # ... or it starts from a ROCm base image (`FROM rocm/pytorch:...`, `FROM ${BASE} ` is not one).
 _ROCM_BASE = re.compile(rb"^[ \t]*FROM[ \t]+(?:--\S+[ \t]+)*\S*rocm", re.IGNORECASE | re.MULTILINE)
+# ... and what a ROCm base image it starts from ships: vLLM's ROCm images (`vllm/vllm-openai-rocm`, `rocm/vllm`,
+# `rocm/vllm-dev`) hold the ROCm build of FlashAttention-2 that vLLM's docker/Dockerfile.rocm_base builds (`BUILD_FA`,
+# `FA_REPO`) beside vLLM itself.
+# `FROM` and the image's repository, without its tag (`rocm/sgl-dev:rocm7-vllm-...` is SGLang's image, not vLLM's).
+_BASE_IMAGE = re.compile(rb"^[ \t]*FROM[ \t]+(?:--\S+[ \t]+)*\"?([^\s:\"@]+)", re.IGNORECASE | re.MULTILINE)
+_BASE_IMAGE_PACKAGES = ((re.compile(rb"vllm.*rocm|rocm.*vllm", re.IGNORECASE), ("flash-attn",)),)
 # `pip install` (also `uv pip`, `python -m pip`) up to the end of its command (a line continuation joins lines).
 _PIP_INSTALL = re.compile(rb"pip3?[ \t]+install((?:\\\n|[^\n&;|])*)")
 # A requirement word of an install command: a distribution name, before a version or extras (`flash-attn==2.8`).
@@ -76,6 +82,10 @@ def _installed(data: bytes) -> set[str]:
     values, paths and URLs left out) and the repositories it fetches."""
     text = b"\n".join(line for line in data.splitlines() if not line.lstrip().startswith(b"#"))
     names = {match.group(1) for match in _REPOSITORY.finditer(text)}
+    for image in _BASE_IMAGE.finditer(text):
+        for repository, shipped in _BASE_IMAGE_PACKAGES:
+            if repository.search(image.group(1)):
+                names.update(name.encode("ascii") for name in shipped)
     for command in _PIP_INSTALL.finditer(text):
         arguments = command.group(1).replace(b"\\\n", b" ")
         names.update(

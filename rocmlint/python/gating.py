@@ -75,11 +75,18 @@ _ROCM_NAMES = frozenset(
 )
 _NVIDIA_NAMES = frozenset({"torch.version.cuda"})
 # Triton's target helpers, evaluated for the compile target: false for every non-CUDA target (HIP included), and on
-# NVIDIA true or false by the architecture (`cuda_capability_geq(10, 0)` around PTX only Blackwell has).
+# NVIDIA true or false by the architecture (`cuda_capability_geq(10, 0)` around PTX only Blackwell has). JAX's test
+# helpers (jax/_src/test_util.py) likewise return False unless `is_device_cuda()`: the device's platform is CUDA's.
 # True wherever a GPU of either vendor is present (HIP builds answer through torch.cuda).
 _GPU_PRESENCE_TESTS = frozenset({"torch.cuda.is_available"})
 _FALSE_ON_ROCM_CALLS = frozenset(
-    {"triton.language.target_info.cuda_capability_geq", "triton.language.target_info.is_cuda"}
+    {
+        "triton.language.target_info.cuda_capability_geq",
+        "triton.language.target_info.is_cuda",
+        "jax._src.test_util.is_device_cuda",
+        "jax._src.test_util.is_cuda_compute_capability_at_least",
+        "jax._src.test_util.is_cuda_compute_capability_equal",
+    }
 )
 # Project flags named by convention (`IS_ROCM`, `_is_hip`, `on_amd`, vLLM's `on_gfx9()`, `on_mi3xx()`).
 _ROCM_CONVENTION = re.compile(
@@ -702,9 +709,10 @@ class GateAnalyzer:
         NVIDIA-only branch or after a ROCm exit: on ROCm the value never decides anything, so computing
         it is as gated as its reads (a hazard in it cannot reach ROCm). Flags defined from flags chain:
         a read inside another such definition is gated by it. A test's parametrize lists only feed the
-        test, so they run where its skip decorators let it; a def's default values, where it is called."""
+        test, so they run where its skip decorators let it, and where its body gets to their first read (after
+        `if not <NVIDIA test>: self.skipTest(...)`); a def's default values, where it is called."""
         if isinstance(parent, FUNCTION_DEFS) and _is_parametrize(child):
-            return self._test_skip_conditions(parent)
+            return self._test_skip_conditions(parent) + self._conditions_before_parameters_read(parent)
         if isinstance(parent, FUNCTION_DEFS) and child in parent.decorator_list and _is_skip_decorator(child):
             return self._enclosing_skip_conditions(parent)
         if isinstance(parent, ast.arguments) and (child in parent.defaults or child in parent.kw_defaults):
@@ -1133,20 +1141,32 @@ class GateAnalyzer:
         return []
 
     def _may_return_on_rocm(self, function: FunctionNode) -> bool:
-        """Whether a call of `function` may come back on ROCm: it is no generator, and its last statement returns
-        or raises, and its own `return`s are not all in code the conditions written around them keep off ROCm (a
-        `return` after `if shutil.which("nvcc") is None: raise ...`). A recursive def being decided may."""
+        """Whether a call of `function` may come back on ROCm: it is no generator, and its own `return`s, and its
+        end when its last statement does not return or raise, are not all in code the conditions written around them
+        keep off ROCm (a `return` after `if shutil.which("nvcc") is None: raise ...`; the end of a check that raises
+        when `torch.version.hip` is set). A recursive def being decided may."""
         known = self._returns_on_rocm.get(function)
         if known is not None:
             return known
         self._returns_on_rocm[function] = True
         off_rocm = (
-            isinstance(function.body[-1], (ast.Return, ast.Raise))
-            and not _is_generator(function)
+            not _is_generator(function)
+            and self._end_off_rocm(function.body[-1])
             and all(self._written_branch(statement).on_rocm is False for statement in own_returns(function))
         )
         self._returns_on_rocm[function] = not off_rocm
         return not off_rocm
+
+    def _end_off_rocm(self, last: ast.stmt) -> bool:
+        """A def whose `last` statement returns or raises has no end of its own to reach; otherwise its end is reached
+        after `last`, off ROCm when `last` runs only off ROCm or leaves a condition false on ROCm (`if
+        torch.version.hip is not None: raise RuntimeError(...)`)."""
+        if isinstance(last, (ast.Return, ast.Raise)):
+            return True
+        branch = self._written_branch(last)
+        for condition, taken in self._conditions_after(last):
+            branch = branch.under(condition, taken)
+        return branch.on_rocm is False
 
     def _package_calls(self, calls: list[ast.Call]) -> list[Condition]:
         """A simple statement that always calls into a vendor-only package (`x = torch.zeros(deep_gemm.ceil_div(m,
@@ -1300,6 +1320,18 @@ class GateAnalyzer:
             name = self.semantic.qualified_name(statement.value.func) or ""
             return name in _TERMINATING_CALLS or name.endswith(".skipTest")
         return False
+
+    def _conditions_before_parameters_read(self, function: FunctionNode) -> list[Condition]:
+        """The conditions before the first statement of a test's body that reads one of its parameters (`self` and
+        `cls` aside): the values a parametrize decorator passes in reach nothing before it. None when no statement
+        reads one."""
+        names = {argument.arg for argument in (*function.args.posonlyargs, *function.args.args)}
+        names.update(argument.arg for argument in function.args.kwonlyargs)
+        names -= {"self", "cls"}
+        for statement in function.body:
+            if any(isinstance(node, ast.Name) and node.id in names for node in ast.walk(statement)):
+                return self._conditions_before(function.body, statement)
+        return []
 
     # --- test-skip decorators and `pytestmark` ----------------------------------------------------
     def _test_skip_conditions(self, function: FunctionNode) -> list[Condition]:
@@ -2035,9 +2067,19 @@ def _pytest_may_call(name: str) -> bool:
     return name.startswith((_PYTEST_TEST_PREFIX, "pytest_")) or name in _PYTEST_MODULE_FUNCTIONS
 
 
+# Decorators passing a test its inputs, by the end of their dotted name: pytest's and absl's.
+_PARAMETRIZE_DECORATORS = (
+    "mark.parametrize",
+    "parameterized.parameters",
+    "parameterized.named_parameters",
+    "parameterized.product",
+)
+
+
 def _is_parametrize(decorator: ast.AST) -> bool:
-    """`@pytest.mark.parametrize(...)` (its argument values are the test's inputs)."""
-    return isinstance(decorator, ast.Call) and (dotted_name(decorator.func) or "").endswith("mark.parametrize")
+    """`@pytest.mark.parametrize(...)`, or absl's `@parameterized.parameters(...)` (`named_parameters`, `product`):
+    its argument values are the test's inputs."""
+    return isinstance(decorator, ast.Call) and (dotted_name(decorator.func) or "").endswith(_PARAMETRIZE_DECORATORS)
 
 
 def _runs_where(condition: Condition | None) -> Vendor | None:

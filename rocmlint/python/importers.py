@@ -11,7 +11,8 @@ bytes.find) are read as import statements or `importlib.import_module("pkg.mod")
 calls, and resolved to the tree's files as `ProjectIndex` resolves them (and against the folders above the
 importer, up to the root).
 `import a.b.c` imports the packages `a` and `a.b` too; `from a import b` imports the module `a.b` when
-there is one.
+there is one and `a/__init__.py` writes no def or class `b` at its top (Python looks the name up in the package
+first: a wrapper `def b(...)` that imports `.b` in its body is what the import gets).
 
 A module's base (`ModuleReach.base`) is where it can be imported: on a vendor when a chain of importers
 reaches an entry point through imports each of which can run on that vendor. An entry point is a module
@@ -72,6 +73,7 @@ from rocmlint.python.backend_families import (
     member_of,
     registered_by_vendor,
     sibling_of,
+    vendor_role_twins,
     vendor_siblings,
 )
 from rocmlint.python.platform_classes import (
@@ -106,6 +108,8 @@ _MODULE_EXIT = re.compile(
 )
 _LOAD_CALL = re.compile(rb"(?:import_module|__import__)\(\s*[\"']([\w.]+)[\"']")
 _PACKAGE_SUFFIX = os.sep + "__init__.py"
+# A def or class at the top of a module (`def act_quant(`, `async def f(`, `class Linear:`): group 1 is its name.
+_TOP_LEVEL_DEFINITION = re.compile(rb"^(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)", re.MULTILINE)
 # The script that builds a project's extension modules.
 _BUILD_SCRIPT = "setup.py"
 # Folders that hold copies of other projects (`thirdparty/melo/`, `third_party/`, `_vendor/`). A vendored project
@@ -183,6 +187,8 @@ class ModuleFinder:
         self.names |= vendored_names
         self._folders: frozenset[str] | None = None  # every folder of the tree, when first needed
         self._install_folders: tuple[str, ...] | None = None  # the folders holding a `setup.py`, when first needed
+        # package folder -> the defs and classes its `__init__.py` writes (`_defined_in_package`), when first needed
+        self._package_defs: dict[str, frozenset[str]] = {}
 
     def _holds(self, root: str, first: str) -> bool:
         """`root` holds a module, a package or a namespace package (a folder without `__init__.py`: vendored
@@ -280,11 +286,23 @@ class ModuleFinder:
         if not module:
             package = roots[0]
         if package is not None and names:
+            defined = self._defined_in_package(package)
             for name in _names(names) if isinstance(names, bytes) else names:
-                submodule = self.find([name], (package,)) if name.isidentifier() else None
+                submodule = self.find([name], (package,)) if name.isidentifier() and name not in defined else None
                 if submodule is not None:
                     found.append(submodule)
         return found
+
+    def _defined_in_package(self, package: str) -> frozenset[str]:
+        """The names of the defs and classes written at the top of `package`'s `__init__.py`: `from package import
+        name` gives that def (Python imports the submodule `package.name` only when the package has no such name), so
+        a wrapper `def act_quant(...)` that imports `.act_quant` in its body is what the import gets."""
+        known = self._package_defs.get(package)
+        if known is None:
+            data = read_small_file(package + _PACKAGE_SUFFIX) or b""
+            known = frozenset(match.group(1).decode("ascii") for match in _TOP_LEVEL_DEFINITION.finditer(data))
+            self._package_defs[package] = known
+        return known
 
     def _module_files(self, module: str, roots: tuple[str, ...]) -> tuple[str, ...]:
         """The files of a dotted module and of the packages above it, outermost first (none when the module
@@ -321,6 +339,8 @@ class ImportIndex:
     _families: dict[str, Branch] | None = field(default=None, repr=False)
     # NVIDIA-named folder -> its ROCm-named siblings (backend_families.vendor_siblings), when first asked
     _siblings: dict[str, tuple[str, ...]] | None = field(default=None, repr=False)
+    # folder named `nvidia` -> its module and a sibling vendor folder's of the same role (`vendor_role_twins`)
+    _role_twins: dict[str, tuple[str, str]] | None = field(default=None, repr=False)
     # NVIDIA-named folder -> the modules proving a registry keyed by vendor chooses it (`definitions_base`)
     _vendor_registries: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
     # module -> the NVIDIA-named folder it sits in (`nvidia_sibling`): the module bases ask again for each test file
@@ -604,6 +624,15 @@ class ImportIndex:
             self._sibling_folders[path] = sibling_of(path, self._siblings)
         folder = self._sibling_folders[path]
         return None if folder is None else (folder, self._siblings[folder])
+
+    def nvidia_role_twin(self, path: str) -> tuple[str, tuple[str, str]] | None:
+        """The folder named `nvidia` the module at `path` sits in, at any depth, when a sibling vendor folder holds a
+        module of the same role as one of it (rocmlint/python/backend_families.py, `vendor_role_twins`), with that
+        pair; None otherwise."""
+        if self._role_twins is None:
+            self._role_twins = vendor_role_twins(sorted(self.finder.files))
+        folder = sibling_of(path, self._role_twins)
+        return None if folder is None else (folder, self._role_twins[folder])
 
     def definitions_base(self, path: str) -> tuple[Branch, frozenset[str]]:
         """Where the code inside the defs of the module at `path` can run, and the files that decided it: NVIDIA's when
@@ -1127,6 +1156,7 @@ class ModuleReach:
         self._dispatches: dict[str, Answer] = {}  # NVIDIA-named folder -> whether the project chooses its sibling
         self._twin_suites: dict[str, Answer] = {}  # NVIDIA-named folder -> `_twin_tests`
         self._twin_trees: dict[str, Answer] = {}  # NVIDIA-named folder -> `_twin_scripts`
+        self._role_trees: dict[str, bool] = {}  # folder named `nvidia` -> no module outside imports one of its modules
 
     def base(self, path: str) -> tuple[Branch, frozenset[str]]:
         """Where the module at `path` can run at all, and the files (importers) that answer came from. A
@@ -1164,7 +1194,7 @@ class ModuleReach:
         on ROCm (rocmlint/python/backend_families.py), with the files that decided it; everywhere otherwise."""
         member = self.index.nvidia_sibling(path)
         if member is None:
-            return EVERYWHERE, frozenset()
+            return self._role_twin_base(path)
         nvidia, rocm = member
         if nvidia not in self._dispatches:
             self._dispatches[nvidia] = self._dispatched(nvidia, rocm)
@@ -1177,7 +1207,21 @@ class ModuleReach:
             if nvidia not in self._twin_trees:
                 self._twin_trees[nvidia] = self._twin_scripts(nvidia, rocm)
             dispatched, files = self._twin_trees[nvidia]
-        return (_NVIDIA_ONLY if dispatched else EVERYWHERE), files
+        if not dispatched:
+            return self._role_twin_base(path)
+        return _NVIDIA_ONLY, files
+
+    def _role_twin_base(self, path: str) -> tuple[Branch, frozenset[str]]:
+        """NVIDIA's when the module sits in a folder named `nvidia` that a sibling vendor folder mirrors by role
+        (`vendors/nvidia/nvidia_monitor.py`, `vendors/amd/amd_monitor.py`) and no module outside it imports one of its
+        modules: the project picks the folder by the vendor's name. Everywhere otherwise."""
+        twin = self.index.nvidia_role_twin(path)
+        if twin is None:
+            return EVERYWHERE, frozenset()
+        folder, pair = twin
+        if folder not in self._role_trees:
+            self._role_trees[folder] = bool(self._closed_tree(folder))
+        return (_NVIDIA_ONLY, frozenset(pair)) if self._role_trees[folder] else (EVERYWHERE, frozenset())
 
     def _imported_only_within(self, path: str, folder: str) -> bool:
         """No module outside `folder` imports the module at `path` (a helper the ROCm suite shares runs there too)."""

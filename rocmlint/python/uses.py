@@ -10,7 +10,7 @@ import ast
 import re
 
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import KEY_LOOKUPS, LOOKUP_METHODS, is_display_call, last_name
+from rocmlint.python.idioms import KEY_LOOKUPS, LOOKUP_METHODS, is_display_call, last_name, name_words
 from rocmlint.python.values import argument_of, assignment_targets
 
 # Literals that only collect values: a value inside them is as used as the literal.
@@ -25,6 +25,9 @@ _COMPARING_ASSERTIONS = frozenset(
     {"assertEqual", "assertNotEqual", "assertIs", "assertIsNot", "assertIn", "assertNotIn", "assertEquals"}
 )
 _NOT_A_VALUE = (ast.Compare, ast.Assert, ast.Raise)
+# Words of a call's name that ask whether its arguments are supported: `device_supports_dtype`, `is_dtype_supported`
+# (last), not `supported_dtype` (which may give a dtype to compute in).
+_SUPPORTS, _SUPPORTED = "supports", "supported"
 
 
 def outermost_collection_member(ctx: PythonContext, node: ast.AST) -> ast.AST:
@@ -58,8 +61,8 @@ def is_inspected(ctx: PythonContext, node: ast.AST) -> bool:
     """`node` (or the collection literal it is in) is only inspected: compared (`x.dtype == node`,
     `x in (node, ...)`), a member of a set literal, a dict key or subscript key (`TABLE[node]`), an
     f-string field, the object of an attribute read (`node.itemsize`), or an argument of a type check,
-    `set()`/`frozenset()`, `str()`/`repr()`, `print`, a logging call or a comparing unittest assertion
-    (`self.assertEqual(w.dtype, node)`)."""
+    `set()`/`frozenset()`, `str()`/`repr()`, `print`, a logging call, a comparing unittest assertion
+    (`self.assertEqual(w.dtype, node)`) or a call asking whether it is supported (`device_supports_dtype(d, node)`)."""
     member = outermost_collection_member(ctx, node)
     parent = ctx.parent(member)
     if isinstance(member, ast.Set) or isinstance(parent, _READING_PARENTS) or _is_subscript_key(parent, member):
@@ -74,7 +77,17 @@ def is_inspected(ctx: PythonContext, node: ast.AST) -> bool:
     call = passed[0]
     if isinstance(call.func, ast.Attribute) and call.func.attr in _COMPARING_ASSERTIONS:
         return True
+    if _asks_support(call):
+        return True
     return ctx.qualified_name(call.func) in _LOOKUP_CALLS or is_display_call(ctx, call)
+
+
+def _asks_support(call: ast.Call) -> bool:
+    """A call whose name asks whether something is supported (`device_supports_dtype(device, dtype)`,
+    `is_dtype_supported(dtype)`, not `supported_dtype(dtype)`): its arguments are what is asked about, matched against a support table or a
+    capability, not values it computes with."""
+    words = name_words(last_name(call.func))
+    return _SUPPORTS in words or (bool(words) and words[-1] == _SUPPORTED)
 
 
 def _is_subscript_key(parent: ast.AST | None, child: ast.AST) -> bool:
