@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from rocmlint.python.capability_features import only_picks_an_ampere_feature
@@ -29,6 +29,7 @@ from rocmlint.python.conditions import skip_polarity, whole_condition
 from rocmlint.python.flow import never_read, only_picks_display
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import is_none, last_name, only_displayed
+from rocmlint.python.positions import CodeRange
 from rocmlint.python.project import is_test_file
 from rocmlint.python.scopes import FUNCTION_DEFS
 
@@ -333,24 +334,71 @@ _OLDEST_NVIDIA = (7, 5)
 _ROCM_CAPABILITIES = ((9, 0), (9, 4), (9, 5), (10, 3), (11, 0), (11, 5), (12, 0))
 
 
-def harmless_on_rocm(ctx: PythonContext, node: ast.AST, sources: Sequence[ast.AST] = ()) -> bool:
-    """A capability test that selects no NVIDIA path on ROCm by mistake: it or the capability reads it compares
-    (`sources`) are ROCm-gated or it runs only on ROCm (code an author wrote for ROCm compares gfx versions on
-    purpose: `if torch.version.hip: rdna = major >= 10`, a module only imported under a ROCm test), another
-    operand of its `and`/`or` decides the condition there (`major >= 8 or SYSTEM == "rocm"`), it is only shown
-    (`idioms.only_displayed`) or only picks which message is shown (`flow.only_picks_display`), nothing reads it
-    (`flow.never_read`), it only decides a test skip that is harmless (`harmless_skip`), an estimate
+def harmless_reading(ctx: PythonContext, node: ast.AST, sources: Sequence[ast.AST] = ()) -> str | None:
+    """Why a capability test selects no NVIDIA path on ROCm by mistake (for `check --verbose`), or None when it may:
+    it or the capability reads it compares (`sources`) are ROCm-gated or it runs only on ROCm (code an author wrote
+    for ROCm compares gfx versions on purpose: `if torch.version.hip: rdna = major >= 10`, a module only imported under
+    a ROCm test), another operand of its `and`/`or` decides the condition there (`major >= 8 or SYSTEM == "rocm"`), it
+    is only shown (`idioms.only_displayed`) or only picks which message is shown (`flow.only_picks_display`), nothing
+    reads it (`flow.never_read`), it only decides a test skip that is harmless (`harmless_skip`), an estimate
     (`only_picks_an_estimate`), or bf16 or an SDPA backend on "Ampere or newer", which every AMD GPU has
     (`capability_features.only_picks_an_ampere_feature`)."""
-    if any(ctx.is_rocm_gated(part) for part in (node, *sources)) or only_displayed(ctx, node):
-        return True
-    if ctx.is_nvidia_gated(node) or ctx.gates.decided_on_rocm_without(node) or only_picks_display(ctx, node):
-        return True
-    if never_read(ctx, node) or harmless_skip(ctx, node) or oldest_arm_on_amd(ctx, node):
-        return True
-    if only_picks_an_estimate(ctx, node) or probe_false_on_rocm_anyway(ctx, node):
-        return True
-    return only_picks_an_ampere_feature(ctx, node)
+    readings: tuple[tuple[Callable[[], bool], str], ...] = (
+        (lambda: any(ctx.is_rocm_gated(part) for part in (node, *sources)), "it runs only on ROCm, on purpose"),
+        (lambda: only_displayed(ctx, node), "it is only shown"),
+        (lambda: ctx.is_nvidia_gated(node), "it runs only on NVIDIA builds"),
+        (lambda: ctx.gates.decided_on_rocm_without(node), "another operand of its condition decides it on ROCm"),
+        (lambda: only_picks_display(ctx, node), "it only picks which message is shown"),
+        (lambda: never_read(ctx, node), "nothing reads its value"),
+        (lambda: harmless_skip(ctx, node), "it only decides a test skip that does not misfire on ROCm"),
+        (lambda: oldest_arm_on_amd(ctx, node), "every AMD GPU takes the arm the oldest NVIDIA GPU takes"),
+        (lambda: only_picks_an_estimate(ctx, node), "it only picks a speed estimate"),
+        (lambda: probe_false_on_rocm_anyway(ctx, node), "the probe it decides answers False on ROCm anyway"),
+        (lambda: only_picks_an_ampere_feature(ctx, node), _AMPERE_FEATURE_READING),
+    )
+    return next((reading for holds, reading in readings if holds()), None)
+
+
+def harmless_on_rocm(ctx: PythonContext, node: ast.AST, sources: Sequence[ast.AST] = ()) -> bool:
+    """`harmless_reading` has a reading of the test `node`, which `check --verbose` then shows."""
+    reading = harmless_reading(ctx, node, sources)
+    if reading is not None:
+        ctx.note_not_reported(node, reading)
+    return reading is not None
+
+
+_AMPERE_FEATURE_READING = (
+    "an Ampere floor that only enables a feature every AMD GPU has (bf16, an SDPA backend, FlashAttention 2, TF32)"
+)
+
+
+def check_range(ctx: PythonContext, test: ArchTest) -> CodeRange | None:
+    """Where the diagnostic of `test` points when the read of the capability it compares and the test are one check
+    written over two statements: `major, minor = torch.cuda.get_device_capability()` right before `return (major,
+    minor) >= (8, 0)` in the same block, the names it binds read nowhere else in their scope: from the read to the
+    test (a port's guard goes before the read). None (the test alone) otherwise."""
+    reads = {id(source): source for source in test.sources}  # `(major, minor)` reaches one read twice
+    if len(reads) != 1:
+        return None
+    (read,) = reads.values()
+    assignment = ctx.parent(read)
+    if not isinstance(assignment, ast.Assign) or assignment.value is not read or len(assignment.targets) != 1:
+        return None
+    target = assignment.targets[0]
+    bound = target.elts if isinstance(target, ast.Tuple) else [target]
+    names = [name.id for name in bound if isinstance(name, ast.Name)]
+    statement = ctx.semantic.statement_of(test.site)
+    if statement is None or len(names) != len(bound):
+        return None
+    scope = ctx.semantic.enclosing_scope_node(assignment)
+    for name in names:
+        if not all(ctx.semantic.is_within(read, statement) for read in ctx.references.mention_reads(name, scope)):
+            return None  # the read feeds other tests too: it is not part of this one alone
+    block = ctx.semantic.block_of(assignment)
+    index = next((position for position, item in enumerate(block) if item is assignment), None)
+    if index is None or index + 1 >= len(block) or block[index + 1] is not statement:
+        return None
+    return CodeRange(ctx.code_range(assignment).start, ctx.code_range(test.site).end)
 
 
 def only_picks_an_estimate(ctx: PythonContext, node: ast.AST) -> bool:
