@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from rocmlint.diagnostics import FixAvailability, Severity
-from rocmlint.python.capability import arch_test, check_range, harmless_on_rocm, helper_test
+from rocmlint.python.capability import arch_test, harmless_on_rocm, helper_test
 from rocmlint.python.conditions import whole_condition
 from rocmlint.python.fixes import gate_condition
 from rocmlint.python.frontend import PythonContext
@@ -58,8 +58,8 @@ class CapabilityCompare(Rule):
     returning only floats by arch (a speed prior: `if major >= 9: return 5.0`); an early return of an effect-free probe
     that answers False on ROCm whatever the test picks (it then imports an NVIDIA-only package); `major >= 8` only
     picking bf16 (or adding only bf16/fp16 to tried dtypes), an SDPA backend, FA2 (or a flag or def named so) or TF32,
-    unless a test asserts what it picks (`if SUPPORTS_FLASH: expected = FLASH`: MI100 and RDNA lack flash SDPA). A read
-    just before its only test is part of the check: the diagnostic starts there. `--verbose` names the reading that hid one.
+    unless a test asserts what it picks (`if SUPPORTS_FLASH: expected = FLASH`: MI100 and RDNA lack flash SDPA).
+    `check --verbose` names the reading that left a test out.
 
     ## Why is this bad on ROCm?
     HIP reports the gfx IP version as the "compute capability": MI250 (gfx90a) is (9, 0), MI300X (gfx942) (9, 4), MI355X
@@ -115,8 +115,7 @@ class CapabilityCompare(Rule):
         if test.lookup:
             ctx.report(node, _LOOKUP_MESSAGE, gate_on=test.sources)
             return
-        fix = lambda: gate_condition(ctx, condition, _FIX)  # noqa: E731
-        ctx.report(node, _COMPARISON_MESSAGE, gate_on=test.sources, fix=fix, span=check_range(ctx, test))
+        ctx.report(node, _COMPARISON_MESSAGE, gate_on=test.sources, fix=lambda: gate_condition(ctx, condition, _FIX))
 
     visit_Compare = visit_Subscript = _check
 
@@ -285,7 +284,7 @@ CapabilityCompare.invalid = (
         dtype = T.bfloat16 if major >= 9 else T.float16  # bf16 decided by a later arch (MI250 is 9.0, as Hopper)
         """,
         expect=(
-            *("3:5-4:25", "6:1-7:46", "11:17-11:25", "12:10-12:52", "13:13-13:51", "14:11-14:51", "15:11-15:57"),
+            *("4:15-4:25", "7:30-7:46", "11:17-11:25", "12:10-12:52", "13:13-13:51", "14:11-14:51", "15:11-15:57"),
             *("17:15-17:54", "18:12-18:62", "19:21-19:72", "20:23-20:33"),
         ),
     ),
@@ -342,7 +341,7 @@ CapabilityCompare.invalid = (
             major, minor = torch.cuda.get_device_capability()
             return major > 8 or (major == 8 and minor >= 9)
         """,
-        expect=("3:5-4:21",),  # from the read: the test's other statement
+        expect=("4:12-4:21",),
         fixed="""
         import torch
         _IS_ROCM = getattr(torch.version, "hip", None) is not None

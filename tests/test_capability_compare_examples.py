@@ -84,7 +84,7 @@ INVALID = (
         expect=("2:28-2:72", "8:12-8:54"),
         path="tests/test_attention.py",
     ),
-    # "Ampere or newer" as a test helper (skips of Ampere-only tests): one check from the read to its only test.
+    # "Ampere or newer" as a test helper (skips of Ampere-only tests): not a floor that only enables a feature.
     Invalid(
         """
         import torch
@@ -95,7 +95,7 @@ INVALID = (
             # Ampere starts at compute capability 8.0
             return (major, minor) >= (8, 0)
         """,
-        expect=("5:5-7:36",),
+        expect=("7:12-7:36",),
         path="tests/testing_utils.py",
     ),
 )

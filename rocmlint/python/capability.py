@@ -29,7 +29,6 @@ from rocmlint.python.conditions import skip_polarity, whole_condition
 from rocmlint.python.flow import never_read, only_picks_display
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import is_none, last_name, only_displayed
-from rocmlint.python.positions import CodeRange
 from rocmlint.python.project import is_test_file
 from rocmlint.python.scopes import FUNCTION_DEFS
 
@@ -370,35 +369,6 @@ def harmless_on_rocm(ctx: PythonContext, node: ast.AST, sources: Sequence[ast.AS
 _AMPERE_FEATURE_READING = (
     "an Ampere floor that only enables a feature every AMD GPU has (bf16, an SDPA backend, FlashAttention 2, TF32)"
 )
-
-
-def check_range(ctx: PythonContext, test: ArchTest) -> CodeRange | None:
-    """Where the diagnostic of `test` points when the read of the capability it compares and the test are one check
-    written over two statements: `major, minor = torch.cuda.get_device_capability()` right before `return (major,
-    minor) >= (8, 0)` in the same block, the names it binds read nowhere else in their scope: from the read to the
-    test (a port's guard goes before the read). None (the test alone) otherwise."""
-    reads = {id(source): source for source in test.sources}  # `(major, minor)` reaches one read twice
-    if len(reads) != 1:
-        return None
-    (read,) = reads.values()
-    assignment = ctx.parent(read)
-    if not isinstance(assignment, ast.Assign) or assignment.value is not read or len(assignment.targets) != 1:
-        return None
-    target = assignment.targets[0]
-    bound = target.elts if isinstance(target, ast.Tuple) else [target]
-    names = [name.id for name in bound if isinstance(name, ast.Name)]
-    statement = ctx.semantic.statement_of(test.site)
-    if statement is None or len(names) != len(bound):
-        return None
-    scope = ctx.semantic.enclosing_scope_node(assignment)
-    for name in names:
-        if not all(ctx.semantic.is_within(read, statement) for read in ctx.references.mention_reads(name, scope)):
-            return None  # the read feeds other tests too: it is not part of this one alone
-    block = ctx.semantic.block_of(assignment)
-    index = next((position for position, item in enumerate(block) if item is assignment), None)
-    if index is None or index + 1 >= len(block) or block[index + 1] is not statement:
-        return None
-    return CodeRange(ctx.code_range(assignment).start, ctx.code_range(test.site).end)
 
 
 def only_picks_an_estimate(ctx: PythonContext, node: ast.AST) -> bool:
