@@ -342,10 +342,12 @@ def harmless_reading(ctx: PythonContext, node: ast.AST, sources: Sequence[ast.AS
     reads it (`flow.never_read`), it only decides a test skip that is harmless (`harmless_skip`), an estimate
     (`only_picks_an_estimate`), or bf16 or an SDPA backend on "Ampere or newer", which every AMD GPU has
     (`capability_features.only_picks_an_ampere_feature`)."""
+    gated = next((part for part in (node, *sources) if ctx.is_rocm_gated(part)), None)
+    if gated is not None:
+        return ctx.gate_evidence(gated)
     readings: tuple[tuple[Callable[[], bool], str], ...] = (
-        (lambda: any(ctx.is_rocm_gated(part) for part in (node, *sources)), "it runs only on ROCm, on purpose"),
         (lambda: only_displayed(ctx, node), "it is only shown"),
-        (lambda: ctx.is_nvidia_gated(node), "it runs only on NVIDIA builds"),
+        (lambda: ctx.is_nvidia_gated(node), "it runs only on ROCm (gfx versions compared on purpose)"),
         (lambda: ctx.gates.decided_on_rocm_without(node), "another operand of its condition decides it on ROCm"),
         (lambda: only_picks_display(ctx, node), "it only picks which message is shown"),
         (lambda: never_read(ctx, node), "nothing reads its value"),

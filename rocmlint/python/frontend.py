@@ -303,7 +303,7 @@ class PythonContext:
         if not rule.reports_gated:
             gated = next((n for n in (node, *gate_on) if self.is_rocm_gated(n)), None)
             if gated is not None:
-                self.note_not_reported(node, self._gate_evidence(gated))
+                self.note_not_reported(node, self.gate_evidence(gated))
                 return False
         if callable(fix):
             fix = fix()
@@ -332,7 +332,8 @@ class PythonContext:
         where = self.code_range(node).start.line
         self.gated_notes.append(f"{self.source.path}:{where}: {rule.code} not reported: {reading}")
 
-    def _gate_evidence(self, gated: ast.AST) -> str:
+    def gate_evidence(self, gated: ast.AST) -> str:
+        """What keeps `gated`, a node `is_rocm_gated` holds for, off ROCm, in words for `check --verbose`."""
         gate = self.gates.gate_off_rocm(gated)
         if gate is None:
             return "an import inside a `try:` that catches ImportError"
