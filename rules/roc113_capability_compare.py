@@ -57,7 +57,9 @@ class CapabilityCompare(Rule):
     (`major >= 9`) or of a test that stops on ROCm anyway, but not `skipif(cap != (9, 0))` (runs on MI250); a def
     returning only floats by arch (a speed prior: `if major >= 9: return 5.0`); an early return of an effect-free probe
     that answers False on ROCm whatever the test picks (it then imports an NVIDIA-only package); `major >= 8` only
-    picking bf16 (or adding only bf16/fp16 to tried dtypes), an SDPA backend, FA2 (or a flag or def named so) or TF32.
+    picking bf16 (or adding only bf16/fp16 to tried dtypes), an SDPA backend, FA2 (or a flag or def named so) or TF32,
+    unless a test asserts what it picks (`if SUPPORTS_FLASH: expected = FLASH`: MI100 and RDNA lack flash SDPA).
+    `check --verbose` names the reading that left a test out.
 
     ## Why is this bad on ROCm?
     HIP reports the gfx IP version as the "compute capability": MI250 (gfx90a) is (9, 0), MI300X (gfx942) (9, 4), MI355X
@@ -330,17 +332,6 @@ CapabilityCompare.invalid = (
             return Specs(torch.cuda.get_device_capability())
         """,
         expect=("9:12-9:37", "16:16-16:38"),
-    ),
-    # Test-suite skips: on MI300 (9.4) the FP8 test runs, on MI250 (9.0) the H100 one; sm_120's skips all CDNA.
-    Invalid(
-        """
-        import pytest, torch
-        requires_fp8 = pytest.mark.skipif(torch.cuda.get_device_capability() < (8, 9), reason="needs sm89")
-        pytestmark = pytest.mark.skipif(torch.cuda.get_device_capability() != (9, 0), reason="needs H100")
-        requires_sm120 = pytest.mark.skipif(torch.cuda.get_device_capability()[0] != 12, reason="needs sm120")
-        """,
-        expect=("2:35-2:78", "3:33-3:77"),
-        path="tests/test_fp8_linear.py",
     ),
     # One diagnostic for the whole condition (torchao test_vllm style).
     Invalid(

@@ -15,6 +15,9 @@ from rocmlint.rule import Invalid, Rule, Valid
 # exported by `xformers.ops` and `xformers.ops.fmha`.
 _CUTLASS_MODULE_OP = re.compile(r"^xformers\.ops\.fmha\.cutlass\.(?:FwOp|BwOp)$")
 _CUTLASS_PAIR = re.compile(r"^xformers\.ops(?:\.fmha)?\.MemoryEfficientAttentionCutlass\w*Op$")
+# The decoding operator of `xformers.ops.fmha.decoder`, built from CUDA C++ too (`csrc/attention/cuda/fmha/decoder.cu`);
+# ROCm builds have `xformers.ops.fmha.ck_decoder` in its place.
+_DECODER_OP = re.compile(r"^xformers\.ops\.fmha\.decoder\.FwOp$")
 # Calls that take an operator out of a collection or test what an object is: naming the CUTLASS operator there
 # does not choose it.
 _NOT_CHOOSING_CALLS = frozenset({"remove", "discard", "isinstance", "issubclass", "index", "count"})
@@ -22,6 +25,11 @@ _MESSAGE = (
     "`{}` is xformers' CUTLASS attention operator, which ROCm builds of xformers do not compile (they provide the "
     "Composable Kernel ops `xformers.ops.fmha.ck` instead), so choosing it for every GPU fails or finds no "
     "operator on AMD GPUs; choose it only when torch.version.cuda is set and the CK operator otherwise"
+)
+_DECODER_MESSAGE = (
+    "`{}` is xformers' CUDA decoder operator, which ROCm builds of xformers do not compile (they provide "
+    "`xformers.ops.fmha.ck_decoder.FwOp` instead), so choosing it for every GPU fails or finds no operator on AMD "
+    "GPUs; choose it only when torch.version.cuda is set and the CK decoder otherwise"
 )
 
 
@@ -31,7 +39,8 @@ class XformersCutlassOp(Rule):
     Flags xformers' CUTLASS attention operators chosen in code ROCm runs: `xformers.ops.fmha.cutlass.FwOp`/`BwOp`
     (also through `from xformers.ops.fmha import cutlass`, and inside xformers through `from . import cutlass`)
     and the operator pairs `xformers.ops.MemoryEfficientAttentionCutlassOp` and
-    `MemoryEfficientAttentionCutlassFwdFlashBwOp`, passed as `op=`, put in a priority list or a test's
+    `MemoryEfficientAttentionCutlassFwdFlashBwOp`, and the CUDA decoding operator `xformers.ops.fmha.decoder.FwOp`
+    (its ROCm twin is `ck_decoder.FwOp`), passed as `op=`, put in a priority list or a test's
     parametrization, or stored for later use. Not flagged: a choice only NVIDIA makes (`cutlass.FwOp if
     torch.version.cuda else ck.FwOp`, a branch on `torch.version.hip`), comparing an operator with it (`op is
     cutlass.FwOp`, `isinstance`), removing it from a list, reading its attributes (`cutlass.FwOp.ERROR_ATOL`), and
@@ -72,7 +81,7 @@ class XformersCutlassOp(Rule):
     severity = Severity.WARNING
     applies_to_tests = True  # a suite parametrized with the CUTLASS operator fails on every AMD GPU
     fix_availability = FixAvailability.NONE
-    triggers = (b"cutlass", b"Cutlass")
+    triggers = (b"cutlass", b"Cutlass", b"decoder")
     also_requires = (b"xformers", b"from . import", b"from .")
 
     def visit_Attribute(self, node: ast.Attribute, ctx: PythonContext) -> None:
@@ -87,11 +96,14 @@ class XformersCutlassOp(Rule):
         if not isinstance(node.ctx, ast.Load):
             return
         name = ctx.qualified_name(node) or ""
-        if not (_CUTLASS_MODULE_OP.match(name) or _CUTLASS_PAIR.match(name)):
+        if _CUTLASS_MODULE_OP.match(name) or _CUTLASS_PAIR.match(name):
+            message = _MESSAGE
+        elif _DECODER_OP.match(name):
+            message = _DECODER_MESSAGE
+        else:
             return
-        if not _chooses(node, ctx):
-            return
-        ctx.report(node, _MESSAGE.format(name))
+        if _chooses(node, ctx):
+            ctx.report(node, message.format(name))
 
 
 def _chooses(node: ast.expr, ctx: PythonContext) -> bool:
@@ -148,6 +160,14 @@ XformersCutlassOp.valid = (
         cutlass = None
         """,
     ),
+    # The decoder chosen only on NVIDIA, its ROCm twin otherwise.
+    Valid(
+        """
+        import torch
+        from xformers.ops.fmha import ck_decoder, decoder
+        DECODER_OP = decoder.FwOp if torch.version.cuda else ck_decoder.FwOp
+        """,
+    ),
 )
 XformersCutlassOp.invalid = (
     Invalid(
@@ -176,6 +196,20 @@ XformersCutlassOp.invalid = (
             return priority_list_ops
         """,
         expect=("5:5-5:16", "12:38-12:49"),
+    ),
+    # The CUDA decoder put first for every GPU (inside xformers: `from . import decoder`).
+    Invalid(
+        """
+        from collections import deque
+        from xformers.ops.fmha import decoder, flash
+        def _dispatch_fw_priority_list(inp, needs_gradient):
+            priority_list_ops = deque([flash.FwOp])
+            if not needs_gradient:
+                priority_list_ops.appendleft(decoder.FwOp)
+            return priority_list_ops
+        """,
+        expect=("6:38-6:50",),
+        message="CUDA decoder operator",
     ),
     # A test parametrized with the CUTLASS operators; one stored for a benchmark.
     Invalid(

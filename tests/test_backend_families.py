@@ -473,4 +473,4 @@ def test_verbose_notes_say_a_test_of_the_nvidia_suite_runs_off_rocm(tmp_path: Pa
     assert report.diagnostics == []
     why = "the module only runs off ROCm (where the project imports it, what it imports, or its folder)"
     notes = [note.split(": ", 1)[1] for note in report.gated_notes]
-    assert notes == [f"ROC107 not reported: {why}", f"findings not reported: {why}"]
+    assert notes == [f"ROC107 not reported: {why}", f"ROC113 not reported: {why}", f"findings not reported: {why}"]

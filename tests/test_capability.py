@@ -382,9 +382,10 @@ def test_oldest_arm_on_amd(code: str, in_product: bool, in_tests: bool) -> None:
         pytest.param("if major >= 9:\n    print('Hopper')\n    fa3()\n", False, id="message-and-more"),
     ],
 )
-def test_harmless_on_rocm(code: str, no_effect: bool) -> None:
+def test_harmless_reading(code: str, no_effect: bool) -> None:
     snippet = parse(_CAP + "IS_ROCM = torch.version.hip is not None\n" + code)
-    assert capability.harmless_on_rocm(snippet.ctx, snippet.node("major >= 9", ast.Compare)) is no_effect
+    reading = capability.harmless_reading(snippet.ctx, snippet.node("major >= 9", ast.Compare))
+    assert (reading is not None) is no_effect
 
 
 @pytest.mark.parametrize(
@@ -512,3 +513,22 @@ def test_if_on_archs_no_amd_gpu_met_reports_meets_rdna_only_where_the_project_ru
         root = write_tree(tmp_path / name, {"pkg/__init__.py": "", path: use, **files})
         report = Engine().check_path(root / path, Settings(root=root))
         assert [d.location.line for d in report.diagnostics if d.code == "ROC113"] == expected, name
+
+
+def test_verbose_names_the_reading_that_hid_a_floor(tmp_path: Path) -> None:
+    """`check --verbose` says why a capability test was left out: an Ampere floor that only picks bf16 (every AMD GPU
+    has it), a test nothing reads. The reported "Hopper" floor has no note."""
+    code = (
+        "import torch\nmajor, minor = torch.cuda.get_device_capability()\n"
+        "dtype = torch.bfloat16 if major >= 8 else torch.float16\nunused = major >= 9\n"
+        "kernel = 'wgmma' if major >= 9 else 'mma'\n"
+    )
+    root = write_tree(tmp_path, {"pkg/__init__.py": "", "pkg/use.py": code})
+    report = Engine().check_path(root / "pkg/use.py", Settings(root=root, select=("ROC113",)))
+    assert [d.location.line for d in report.diagnostics] == [5]
+    notes = [note.split(": ", 1)[1] for note in report.gated_notes]
+    assert notes == [
+        "ROC113 not reported: an Ampere floor that only enables a feature every AMD GPU has (bf16, an SDPA backend, "
+        "FlashAttention 2, TF32)",
+        "ROC113 not reported: nothing reads its value",
+    ]

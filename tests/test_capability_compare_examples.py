@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from rocmlint.rules.roc113_capability_compare import CapabilityCompare
 
-from rocmlint.rule import Valid
-from rocmlint.testing import check_valid
+from rocmlint.rule import Invalid, Valid
+from rocmlint.testing import check_invalid, check_valid
 
 VALID = (
     # A test module skipped on every CDNA GPU, where test suites run on ROCm (`major in (10, 12)` is false on MI200,
@@ -41,7 +41,69 @@ VALID = (
                 assert sm_count() > 0
         """,
     ),
+    # An "Ampere or newer" flag that only turns the flash SDPA backend on, or names it and only enables it: every AMD GPU
+    # MI200 on has flash SDPA (verbose: "an Ampere floor that only enables a feature every AMD GPU has").
+    Valid(
+        """
+        import torch
+        SUPPORTS_FLASH_ATTENTION = torch.cuda.get_device_capability() >= (8, 0)
+        def attention(q, k, v):
+            if SUPPORTS_FLASH_ATTENTION:
+                torch.backends.cuda.enable_flash_sdp(True)
+            return torch.nn.functional.scaled_dot_product_attention(q, k, v)
+        """,
+    ),
 )
+INVALID = (
+    # Test-suite skips: on MI300 (9.4) the FP8 test runs, on MI250 (9.0) the H100 one; sm_120's skips all CDNA.
+    Invalid(
+        """
+        import pytest, torch
+        requires_fp8 = pytest.mark.skipif(torch.cuda.get_device_capability() < (8, 9), reason="needs sm89")
+        pytestmark = pytest.mark.skipif(torch.cuda.get_device_capability() != (9, 0), reason="needs H100")
+        requires_sm120 = pytest.mark.skipif(torch.cuda.get_device_capability()[0] != 12, reason="needs sm120")
+        """,
+        expect=("2:35-2:78", "3:33-3:77"),
+        path="tests/test_fp8_linear.py",
+    ),
+    # The same flag named for the flash backend, read where a test expects that backend (or asserts the flag): the floor
+    # now requires flash SDPA, which MI100 and RDNA GPUs lack, and AMD GPUs pass the "Ampere or newer" test.
+    Invalid(
+        """
+        import torch
+        SUPPORTS_FLASH_ATTENTION = torch.cuda.get_device_capability() >= (8, 0)
+        def test_sdpa_choice(model, x):
+            expected = "EFFICIENT_ATTENTION"
+            if SUPPORTS_FLASH_ATTENTION:
+                expected = "FLASH_ATTENTION"
+            assert model.backend(x) == expected
+        USE_BF16 = torch.cuda.get_device_capability()[0] >= 8
+        def test_bf16(model):
+            assert USE_BF16 and model.dtype == torch.bfloat16
+        """,
+        expect=("2:28-2:72", "8:12-8:54"),
+        path="tests/test_attention.py",
+    ),
+    # "Ampere or newer" as a test helper (skips of Ampere-only tests): not a floor that only enables a feature.
+    Invalid(
+        """
+        import torch
+        def is_ampere_or_newer(device_index=0):
+            if not torch.cuda.is_available():
+                return False
+            major, minor = torch.cuda.get_device_capability(device_index)
+            # Ampere starts at compute capability 8.0
+            return (major, minor) >= (8, 0)
+        """,
+        expect=("7:12-7:36",),
+        path="tests/testing_utils.py",
+    ),
+)
+
+
+@pytest.mark.parametrize("example", INVALID)
+def test_invalid(example: Invalid) -> None:
+    assert check_invalid(CapabilityCompare, example) == []
 
 
 @pytest.mark.parametrize("example", VALID)

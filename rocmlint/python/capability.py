@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from rocmlint.python.capability_features import only_picks_an_ampere_feature
@@ -333,24 +333,44 @@ _OLDEST_NVIDIA = (7, 5)
 _ROCM_CAPABILITIES = ((9, 0), (9, 4), (9, 5), (10, 3), (11, 0), (11, 5), (12, 0))
 
 
-def harmless_on_rocm(ctx: PythonContext, node: ast.AST, sources: Sequence[ast.AST] = ()) -> bool:
-    """A capability test that selects no NVIDIA path on ROCm by mistake: it or the capability reads it compares
-    (`sources`) are ROCm-gated or it runs only on ROCm (code an author wrote for ROCm compares gfx versions on
-    purpose: `if torch.version.hip: rdna = major >= 10`, a module only imported under a ROCm test), another
-    operand of its `and`/`or` decides the condition there (`major >= 8 or SYSTEM == "rocm"`), it is only shown
-    (`idioms.only_displayed`) or only picks which message is shown (`flow.only_picks_display`), nothing reads it
-    (`flow.never_read`), it only decides a test skip that is harmless (`harmless_skip`), an estimate
+def harmless_reading(ctx: PythonContext, node: ast.AST, sources: Sequence[ast.AST] = ()) -> str | None:
+    """Why a capability test selects no NVIDIA path on ROCm by mistake (for `check --verbose`), or None when it may:
+    it or the capability reads it compares (`sources`) are ROCm-gated or it runs only on ROCm (code an author wrote
+    for ROCm compares gfx versions on purpose: `if torch.version.hip: rdna = major >= 10`, a module only imported under
+    a ROCm test), another operand of its `and`/`or` decides the condition there (`major >= 8 or SYSTEM == "rocm"`), it
+    is only shown (`idioms.only_displayed`) or only picks which message is shown (`flow.only_picks_display`), nothing
+    reads it (`flow.never_read`), it only decides a test skip that is harmless (`harmless_skip`), an estimate
     (`only_picks_an_estimate`), or bf16 or an SDPA backend on "Ampere or newer", which every AMD GPU has
     (`capability_features.only_picks_an_ampere_feature`)."""
-    if any(ctx.is_rocm_gated(part) for part in (node, *sources)) or only_displayed(ctx, node):
-        return True
-    if ctx.is_nvidia_gated(node) or ctx.gates.decided_on_rocm_without(node) or only_picks_display(ctx, node):
-        return True
-    if never_read(ctx, node) or harmless_skip(ctx, node) or oldest_arm_on_amd(ctx, node):
-        return True
-    if only_picks_an_estimate(ctx, node) or probe_false_on_rocm_anyway(ctx, node):
-        return True
-    return only_picks_an_ampere_feature(ctx, node)
+    gated = next((part for part in (node, *sources) if ctx.is_rocm_gated(part)), None)
+    if gated is not None:
+        return ctx.gate_evidence(gated)
+    readings: tuple[tuple[Callable[[], bool], str], ...] = (
+        (lambda: only_displayed(ctx, node), "it is only shown"),
+        (lambda: ctx.is_nvidia_gated(node), "it runs only on ROCm (gfx versions compared on purpose)"),
+        (lambda: ctx.gates.decided_on_rocm_without(node), "another operand of its condition decides it on ROCm"),
+        (lambda: only_picks_display(ctx, node), "it only picks which message is shown"),
+        (lambda: never_read(ctx, node), "nothing reads its value"),
+        (lambda: harmless_skip(ctx, node), "it only decides a test skip that does not misfire on ROCm"),
+        (lambda: oldest_arm_on_amd(ctx, node), "every AMD GPU takes the arm the oldest NVIDIA GPU takes"),
+        (lambda: only_picks_an_estimate(ctx, node), "it only picks a speed estimate"),
+        (lambda: probe_false_on_rocm_anyway(ctx, node), "the probe it decides answers False on ROCm anyway"),
+        (lambda: only_picks_an_ampere_feature(ctx, node), _AMPERE_FEATURE_READING),
+    )
+    return next((reading for holds, reading in readings if holds()), None)
+
+
+def harmless_on_rocm(ctx: PythonContext, node: ast.AST, sources: Sequence[ast.AST] = ()) -> bool:
+    """`harmless_reading` has a reading of the test `node`, which `check --verbose` then shows."""
+    reading = harmless_reading(ctx, node, sources)
+    if reading is not None:
+        ctx.note_not_reported(node, reading)
+    return reading is not None
+
+
+_AMPERE_FEATURE_READING = (
+    "an Ampere floor that only enables a feature every AMD GPU has (bf16, an SDPA backend, FlashAttention 2, TF32)"
+)
 
 
 def only_picks_an_estimate(ctx: PythonContext, node: ast.AST) -> bool:

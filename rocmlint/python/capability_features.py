@@ -52,6 +52,8 @@ _SUPPORT_WORDS = frozenset(
     | {"available", "allow", "allowed", "native", "device", "gpu", "cuda", "torch", "self"}
     | _FLASH_WORDS
 )
+# A name holding what a test asserts (`expected`, `expected_backend`).
+_EXPECT = "expect"
 _WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z0-9]+(?![a-z])")
 
 
@@ -95,14 +97,52 @@ def _truth_picks_feature(ctx: PythonContext, node: ast.AST, ampere: bool, follow
         return ctx.qualified_name(parent.func) in _SDPA_SWITCHES
     if not (isinstance(parent, ast.Assign) and parent.value is holder):
         return False
+    if not follow:
+        return all(_names_feature(_target_name(target)) for target in parent.targets)
+    if _expected_by_a_test(ctx, holder):
+        return False
     if all(_names_feature(_target_name(target)) for target in parent.targets):
         return True
-    if not follow:
-        return False
     verdicts = value_uses(
         ctx, holder, lambda read: None if read is holder else [_truth_picks_feature(ctx, read, taken, follow=False)]
     )
     return bool(verdicts) and all(verdicts)
+
+
+def _expected_by_a_test(ctx: PythonContext, flag_value: ast.AST) -> bool:
+    """A read of the flag `flag_value` is assigned to decides what a test asserts: `assert SUPPORTS_FLASH_ATTENTION`,
+    or an arm it picks asserts or sets an expectation (`if SUPPORTS_FLASH_ATTENTION: expected = SDPBackend.FLASH_ATTENTION`).
+    The floor then requires the feature where it only enabled it: GPUs of major 9 or more without it (MI100, RDNA
+    without flash SDPA) fail the test, which NVIDIA's Turing is spared."""
+    verdicts = value_uses(ctx, flag_value, lambda read: None if read is flag_value else [_decides_assertion(ctx, read)])
+    return any(verdicts)
+
+
+def _decides_assertion(ctx: PythonContext, read: ast.AST) -> bool:
+    holder = truth_holder(ctx, read)
+    parent = ctx.parent(holder)
+    if isinstance(parent, ast.Assert):
+        return True
+    if not (isinstance(parent, ast.If) and parent.test is holder):
+        return False
+    arm = parent.orelse if _negations(ctx, read, holder) else parent.body
+    return any(_asserts(statement) for statement in arm)
+
+
+def _asserts(statement: ast.stmt) -> bool:
+    """`statement` is or holds an `assert`, a `self.assertEqual(...)`-style call or sets an expected value."""
+    for found in ast.walk(statement):
+        if isinstance(found, ast.Assert):
+            return True
+        if isinstance(found, ast.Call) and _called_name(found.func).startswith("assert"):
+            return True
+        if isinstance(found, ast.Assign) and any(_EXPECT in _target_name(target).lower() for target in found.targets):
+            return True
+    return False
+
+
+def _called_name(func: ast.expr) -> str:
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
 
 
 def _refuses_older_gpus(ctx: PythonContext, choice: ast.If) -> bool:
@@ -139,6 +179,8 @@ def _feature_statement(ctx: PythonContext, statement: ast.stmt) -> bool:
     `use_bf16 = True`, `return True` in a bf16-named def, `torch.backends.cuda.enable_flash_sdp(True)`,
     `torch.backends.cuda.matmul.allow_tf32 = True`."""
     if isinstance(statement, ast.Assign):
+        if any(_EXPECT in _target_name(target).lower() for target in statement.targets):
+            return False  # what a test expects (`expected = SDPBackend.FLASH_ATTENTION`) requires, not enables
         if all(ctx.qualified_name(target) in _TF32_FLAGS for target in statement.targets):
             return True
         if all(_names_feature(_target_name(target)) for target in statement.targets):

@@ -303,7 +303,7 @@ class PythonContext:
         if not rule.reports_gated:
             gated = next((n for n in (node, *gate_on) if self.is_rocm_gated(n)), None)
             if gated is not None:
-                self._note_gated(node, gated, rule)
+                self.note_not_reported(node, self.gate_evidence(gated))
                 return False
         if callable(fix):
             fix = fix()
@@ -324,12 +324,16 @@ class PythonContext:
         )
         return True
 
-    def _note_gated(self, node: ast.AST, gated: ast.AST, rule: type[Rule]) -> None:
-        """For `check --verbose`: which gate kept the finding at `node` off ROCm (`gated`: the node found gated)."""
+    def note_not_reported(self, node: ast.AST, reading: str) -> None:
+        """For `check --verbose`: the running rule left out its finding at `node`, and `reading` says what in the code
+        (a gate, what a test decides) made it harmless on ROCm."""
+        rule = self.rule
+        assert rule is not None, "note_not_reported() called outside a rule callback"
         where = self.code_range(node).start.line
-        self.gated_notes.append(f"{self.source.path}:{where}: {rule.code} not reported: {self._gate_evidence(gated)}")
+        self.gated_notes.append(f"{self.source.path}:{where}: {rule.code} not reported: {reading}")
 
-    def _gate_evidence(self, gated: ast.AST) -> str:
+    def gate_evidence(self, gated: ast.AST) -> str:
+        """What keeps `gated`, a node `is_rocm_gated` holds for, off ROCm, in words for `check --verbose`."""
         gate = self.gates.gate_off_rocm(gated)
         if gate is None:
             return "an import inside a `try:` that catches ImportError"
