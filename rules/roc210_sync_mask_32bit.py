@@ -30,7 +30,7 @@ class SyncMask32Bit(Rule):
     still names only 32 lanes (`0xffffffffull`). A `#define ...MASK 0xffffffff` no `*_sync` call of this file uses
     is reported (it is used elsewhere), unless ROCm compiles none of its uses here (a wrapper's mask ROCm drops) or
     no file of the project names it but its definition (read with the project: a mask passed nowhere). A mask a warp-size chain picks (`#if WARP_SIZE == 64`) is its wave64 arm's.
-    A call of the file's own `*_sync` for ROCm that never reads its mask (`masks.calls_maskless_shim`) is the project's.
+    A call of the file's own `*_sync` for ROCm, one that never reads its mask, is the project's stand-in, not HIP's.
 
     ## Why is this bad on ROCm?
     HIP's `*_sync` warp functions `static_assert` a 64-bit mask (`amd_warp_sync_functions.h`; on by default
