@@ -30,6 +30,7 @@ class SyncMask32Bit(Rule):
     still names only 32 lanes (`0xffffffffull`). A `#define ...MASK 0xffffffff` no `*_sync` call of this file uses
     is reported (it is used elsewhere), unless ROCm compiles none of its uses here (a wrapper's mask ROCm drops) or
     no file of the project names it but its definition (read with the project: a mask passed nowhere). A mask a warp-size chain picks (`#if WARP_SIZE == 64`) is its wave64 arm's.
+    A call of the file's own `*_sync` for ROCm, one that never reads its mask, is the project's stand-in, not HIP's.
 
     ## Why is this bad on ROCm?
     HIP's `*_sync` warp functions `static_assert` a 64-bit mask (`amd_warp_sync_functions.h`; on by default
@@ -91,7 +92,7 @@ class SyncMask32Bit(Rule):
     def visit_call_expression(self, node: Node, ctx: CudaContext) -> None:
         name = ctx.call_name(node)
         arguments = ctx.arguments(node) if name in masks.SYNC_MASK_INTRINSICS else []
-        if not arguments or masks.is_portable_wrapper_use(node, ctx):
+        if not arguments or masks.is_portable_wrapper_use(node, ctx) or masks.calls_maskless_shim(node, ctx):
             return
         width = masks.value_width(arguments[0], ctx)
         if width == 32:
@@ -186,7 +187,7 @@ SyncMask32Bit.valid = (
         }
         """,
     ),
-    # A ported macro body under #ifndef USE_ROCM.
+    # A ported macro body under #ifndef USE_ROCM; the file's own `*_sync` for ROCm, which drops the mask.
     Valid(
         """
         #ifndef USE_ROCM
@@ -195,7 +196,9 @@ SyncMask32Bit.valid = (
         #else
         #define SYNCWARP(mask)
         #define SHFL_DOWN(val, laneMask, width) __shfl_down(val, laneMask, width)
+        static __device__ int __any_sync(unsigned mask, int predicate) { return __any(predicate); }
         #endif
+        __device__ bool any_lane(int p) { return __any_sync(0xffffffff, p); }
         """,
     ),
 )

@@ -6,6 +6,7 @@ from rocmlint.cuda.conditions import (
     PLATFORM_ALTERNATIVES,
     ConditionRule,
     holds_only_its_definition,
+    holds_only_pragmas,
     only_assertions_lost,
 )
 from rocmlint.cuda.frontend import CudaContext
@@ -34,7 +35,8 @@ class HipPlatformHcc(ConditionRule, Rule):
     or `HIP_PLATFORM_HCC` that do not also test `__HIP_PLATFORM_AMD__`, `USE_ROCM` or another current macro.
 
     Not flagged: an `#ifndef` of the old name whose one arm only defines it (a shim for code that still reads it),
-    nor a test whose ROCm arm holds only `static_assert`s and whose other arms nothing: ROCm 6 skips a check, no code.
+    nor a test whose ROCm arm holds only `static_assert`s and whose other arms nothing: ROCm 6 skips a check, no code;
+    nor one whose arms hold only compiler messages and hints (`#warning`, `#pragma`).
 
     The code such a test gates is analysed as its author meant it: the `#else` of `#ifdef __HIP_PLATFORM_HCC__`
     as NVIDIA-only (other rules do not report its `_sync` masks or PTX), its first arm as ROCm code. This report
@@ -122,8 +124,11 @@ class HipPlatformHcc(ConditionRule, Rule):
         # The deprecated names themselves do not count as the ROCm alternative.
         if macro is None or not self._candidate(directive, ctx, ignore=_DEPRECATED, also=_CURRENT, as_compiled=True):
             return
-        if only_assertions_lost(self._chains(ctx).arms_of(directive), ctx):
+        arms = self._chains(ctx).arms_of(directive)
+        if only_assertions_lost(arms, ctx):
             return  # ROCm 6 only skips the `static_assert` meant for it: no code differs
+        if all(holds_only_pragmas(arm, ctx) for arm in arms):
+            return  # a `#warning` for HIP on NVIDIA, a compiler hint: whichever arm ROCm takes, no code differs
         # Every `defined(<old name>)` of the chain gains `|| defined(<current name>)`, the old name kept for
         # ROCm < 6; a value test (`__HIP_PLATFORM_HCC__ == 1`) gets no fix.
         fix = self._chain_rewrite(directive, ctx, PLATFORM_ALTERNATIVES)
@@ -184,6 +189,8 @@ HipPlatformHcc.valid = (
         __device__ const char* kPlatform = "__HIP_PLATFORM_HCC__";
         """,
     ),
+    # Only a message for HIP on NVIDIA: whichever arm ROCm takes, no code differs.
+    Valid("#ifdef __HIP_PLATFORM_NVCC__\n#warning rocBLAS on NVCC is an odd configuration\n#endif\n"),
     # ROCm 6 skips only a compile-time check: no arm holds code.
     Valid(
         """

@@ -2221,6 +2221,20 @@ def is_makefile(path: str) -> bool:
 _NOT_MAKE_SUFFIXES = frozenset({"md", "txt", "rst", "py", "sh", "bak", "orig"})
 
 
+def _named_vendor(path: str) -> str | None:
+    """The vendor a Makefile's name says it builds for (`Makefile.hip`, `makefile.cuda`; not `rocm.mk`'s fragment
+    name, which `makefile_facts` reads as the file's vendor anyway)."""
+    stem, _, suffix = os.path.basename(path).partition(".")
+    return vendor_of_words(suffix) if stem in _MAKEFILE_NAMES and suffix else None
+
+
+def makefiles_named_by_vendor(paths: Iterable[str]) -> bool:
+    """Whether a project's Makefiles are named after the vendor each builds for, both vendors (`Makefile.cuda`
+    beside `Makefile.hip`, `make -f Makefile.hip`): the project keeps one build per vendor, each defining its own
+    vendor's macros."""
+    return {_named_vendor(path) for path in paths} >= {"rocm", "nvidia"}
+
+
 _MAKE_CONDITIONAL = re.compile(r"^\s*(?:else\s+)?(ifeq|ifneq|ifdef|ifndef)\b(.*)$")
 _MAKE_DEFINE = re.compile(r"(?:^|\s)-D\s*([A-Za-z_]\w*)(?:=(\S*))?")
 # A variable's name without the kind of flags it holds: `HIPCCFLAGS` names hipcc, `ROCM_FLAGS` ROCm.
@@ -2237,6 +2251,7 @@ def makefile_facts(
     read_elsewhere: frozenset[str] = frozenset(),
     automake_conditionals: Mapping[str, str] | None = None,
     hip_twin: bool = False,
+    builds_named_by_vendor: bool = False,
 ) -> BuildFacts:
     """The macros a Makefile or make fragment (`*.mk`) defines per vendor: the `-D` flags of its variable
     assignments (`CXXFLAGS += -DUSE_ROCM -DCUDA_VERSION=11000`) and recipes. Their vendor is the file's (a
@@ -2247,13 +2262,19 @@ def makefile_facts(
     `_make_source_sets`). An automake input's `if NAME` blocks are read as make's are, each with the vendor
     `rocmlint/cuda/automake.py` finds (`automake_conditionals`: the vendors of configure's `AM_CONDITIONAL`s).
     `hip_twin`: a Makefile of a sibling folder compiles with hipcc alone (`src/hip/Makefile` beside `src/cuda/`), the
-    twin program a Makefile running nvcc alone over its folder's tree is ported to (`_nvcc_program_recipe`)."""
+    twin program a Makefile running nvcc alone over its folder's tree is ported to (`_nvcc_program_recipe`).
+    `builds_named_by_vendor`: the project names its Makefiles after the vendor each builds for, both vendors
+    (`makefiles_named_by_vendor`), so that the `-D` flags of `Makefile.cuda` are NVIDIA's even where it is the
+    only Makefile of its folder: the ROCm build of that folder, where there is one, is a `Makefile.hip`."""
     stem, suffix = os.path.splitext(os.path.basename(path))
     named = stem if suffix == ".mk" else _folder_name(path, root)
     lines = list(_make_lines(text))
     hip = any(_HIPCC.search(logical) for _, logical in lines)
     nvcc = any(_NVCC.search(logical) for _, logical in lines)
     file_vendor = vendor_of_words(named) or ("rocm" if hip and not nvcc else None)
+    # The vendor of the definitions; the sources keep the file's (a program only a `Makefile.cuda` builds is for
+    # the build readers of programs to place, `_nvcc_only`).
+    defines_vendor = file_vendor or (_named_vendor(path) if builds_named_by_vendor else None)
     raw = text.splitlines()
     recipes = frozenset(line for line, _ in lines if raw[line - 1].startswith("\t"))
     defines: list[BuildDefine] = []
@@ -2276,7 +2297,7 @@ def makefile_facts(
             _enter_automake_line(blocks, *automake[line])
             continue
         if line in recipes:  # a recipe: the shell gets its `#`, no comment to make
-            defines += _configured_by_sed(raw[line - 1], _block_vendor(blocks, file_vendor), path, line)
+            defines += _configured_by_sed(raw[line - 1], _block_vendor(blocks, defines_vendor), path, line)
             for source in rule_sources if _HIPIFY_RUN.search(logical) else ():
                 folder = os.path.normpath(os.path.join(os.path.dirname(path), source))
                 hipified.setdefault(folder, f"{path}:{line}: hipifies {source}/ for ROCm")
@@ -2297,7 +2318,7 @@ def makefile_facts(
         elif "-D" in logical:
             assignment = MAKE_ASSIGNMENT.match(logical)
             own = vendor_of_words(_FLAGS_SUFFIX.sub("", assignment.group(1))) if assignment else _recipe_vendor(logical)
-            vendor = _block_vendor(blocks, file_vendor) or own
+            vendor = _block_vendor(blocks, defines_vendor) or own
             flags = _FILTER_CALL.sub(" ", assignment.group(2) if assignment else logical)
             defines += [BuildDefine(m.group(1), m.group(2), vendor, path, line) for m in _MAKE_DEFINE.finditer(flags)]
     defines += _hipconfig_defines(path, text)

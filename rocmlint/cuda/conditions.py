@@ -1648,6 +1648,8 @@ def arm_text(directive: Directive, ctx: CudaContext) -> str:
     return without_comments(ctx.content[span.start_byte : span.end_byte].decode("utf-8", "replace"))
 
 
+# A `#warning` (a message the compiler prints; `#error` stops the build and is no hint).
+_WARNING_LINE = re.compile(r"\s*#\s*warning\b.*")
 # A line that only passes a hint to the compiler: a `#pragma`, `_Pragma("...")`/`__pragma(...)`, or a lone
 # macro use (how a project spells a pragma it defines per compiler: `XYZ_PRAGMA_IMPRECISE_BEGIN`); or a
 # line of an inner `#if` chain choosing between such hints (`#ifdef __NVCC_DIAG_PRAGMA_SUPPORT__`, nvcc's spellings).
@@ -1659,10 +1661,11 @@ _PRAGMA_LINE = re.compile(
 
 def holds_only_pragmas(directive: Directive, ctx: CudaContext) -> bool:
     """Whether the arm this directive opens holds only compiler hints (`#pragma` lines, `_Pragma(...)`, lone macro
-    uses whose definitions in this file are such hints too, `#define`s of hints, `_hint_definition`), or nothing:
-    whichever compiler takes it, only its warnings or optimisation change, no code."""
+    uses whose definitions in this file are such hints too, `#define`s of hints, `_hint_definition`), compiler
+    messages (`#warning`), or nothing: whichever compiler takes it, only its warnings or optimisation change, no
+    code."""
     for line in arm_text(directive, ctx).replace("\\\n", " ").splitlines():
-        if not line.strip() or _hint_definition(line, directive, ctx):
+        if not line.strip() or _WARNING_LINE.fullmatch(line) or _hint_definition(line, directive, ctx):
             continue
         match = _PRAGMA_LINE.fullmatch(line)
         if match is None or not _macro_is_pragma(match.group("macro"), directive, ctx):

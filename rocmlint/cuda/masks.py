@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from rocmlint.cuda.frontend import ByteSpan, CudaContext, Define, Node, Span
 from rocmlint.cuda.preprocessor import parse_int
-from rocmlint.cuda.syntax import without_parentheses
+from rocmlint.cuda.syntax import definitions_of, without_parentheses
 from rocmlint.cuda.values import START, Trace
 from rocmlint.diagnostics import Fix
 
@@ -292,6 +292,46 @@ def is_portable_wrapper_use(node: Node, ctx: CudaContext) -> bool:
         if ancestor.type in ("expression_statement", "declaration", "return_statement", "function_definition"):
             return False
     return False
+
+
+def calls_maskless_shim(node: Node, ctx: CudaContext) -> bool:
+    """Whether a `*_sync` call names the file's own function of that name, defined where ROCm compiles it and never
+    reading its mask (`#if defined(XYZ_USING_HIP) ... T __shfl_down_sync(unsigned mask, T val, unsigned delta) {
+    return __shfl_down(val, delta); }`, a project's stand-in for HIPs without the `*_sync` intrinsics): on ROCm the
+    call is the project's, whatever the mask's width."""
+    name = ctx.call_name(node)
+    if name is None:
+        return False
+    return any(ctx.branch(leaf).on_rocm is not False and _mask_unread(leaf, ctx) for leaf in definitions_of(ctx, name))
+
+
+def _mask_unread(name: Node, ctx: CudaContext) -> bool:
+    """Whether the function `name` defines has a body that never names its first parameter (the mask)."""
+    declarator = name.parent
+    definition = declarator.parent if declarator is not None else None
+    body = definition.child_by_field_name("body") if definition is not None else None
+    parameters = declarator.child_by_field_name("parameters") if declarator is not None else None
+    if definition is None or definition.type != "function_definition" or body is None or parameters is None:
+        return False
+    first = next((p for p in parameters.named_children if p.type == "parameter_declaration"), None)
+    mask = _declared_name(first, ctx) if first is not None else None
+    return mask is not None and not any(ctx.text(n) == mask for n in _identifiers(body))
+
+
+def _declared_name(parameter: Node, ctx: CudaContext) -> str | None:
+    declarator = parameter.child_by_field_name("declarator")
+    while declarator is not None and declarator.type != "identifier":
+        declarator = declarator.child_by_field_name("declarator")
+    return ctx.text(declarator) if declarator is not None else None
+
+
+def _identifiers(node: Node) -> Iterator[Node]:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type == "identifier":
+            yield current
+        stack.extend(current.children)
 
 
 # --- widths -------------------------------------------------------------------------------------------

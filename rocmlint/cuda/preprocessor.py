@@ -276,13 +276,16 @@ class VendorMacros:
         )
 
     def is_rocm_side(self, name: str) -> bool:
+        """Whether testing `name` tells ROCm apart. Not a CUDA toolkit macro a project header gives a stand-in value
+        where CUDA is off (`#if !XYZ_CUDA_ENABLED #define CUDA_VERSION 0`): learned as defined there only, it is
+        still CUDA's own macro, which the project's other `#if CUDA_VERSION` tests mean."""
         learned = self.learned.get(name)
         return (
             name in self.rocm
             or name in self.rocm_pass
             or name in ROCM_VERSION_MACROS
             or bool(_AMD_ARCH_MACRO.fullmatch(name))
-            or (learned is not None and learned.vendor == "rocm")
+            or (learned is not None and learned.vendor == "rocm" and name not in self.nvidia)
             or name in self.rocm_build_decided
         )
 

@@ -128,6 +128,7 @@ from rocmlint.cuda.build_files import (
     jit_extension_facts,
     makefile_compiles_sources,
     makefile_facts,
+    makefiles_named_by_vendor,
     makefiles_run,
     may_build_jit_extension,
     mentioned_source_names,
@@ -2205,10 +2206,11 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
     make_reads = _make_reads_elsewhere(make_texts)
     hip_twins = _with_hip_twin_program(make_texts)
     conditionals = automake_conditional_vendors(autoconf.values(), vendor_of_words)
+    named_by_vendor = makefiles_named_by_vendor(make_texts)
     merged = [
         f
         if isinstance(f, BuildFacts)
-        else makefile_facts(f, make_texts[f], str(root), make_reads[f], conditionals, f in hip_twins)
+        else makefile_facts(f, make_texts[f], str(root), make_reads[f], conditionals, f in hip_twins, named_by_vendor)
         if f in make_texts
         else cmake_facts(f, cmake_texts[f], str(root), functions, globbing, off_on_rocm, unrun, configured, filelists)
         for f in build_facts
