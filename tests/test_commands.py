@@ -224,7 +224,9 @@ def gpu_info():
         pytest.param(_PROBE.replace("OSError", "ValueError"), False, id="handler-misses-failure"),
         pytest.param(_PROBE.replace('["nvidia-smi", "-L"]', '["lspci"]'), False, id="probe-runs-another-program"),
         pytest.param(_PROBE.replace("subprocess.check_output(cmd)", "os.system(cmd)"), False, id="probe-through-shell"),
-        pytest.param(_PROBE.replace("def used():\n            return", "if True:\n            x ="), False, id="no-def"),
+        pytest.param(
+            _PROBE.replace("def used():\n            return", "if True:\n            x ="), False, id="no-def"
+        ),
     ],
 )
 def test_made_after_a_run(code: str, made_after: bool) -> None:
