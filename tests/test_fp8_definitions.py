@@ -54,11 +54,12 @@ def _on_meta(code: str) -> list[bool]:
             """
             import ml_dtypes, torch
             float8_e4m3fn = typeclass(ml_dtypes.float8_e4m3fn)
-            types.float8_e5m2 = torch.float8_e5m2
+            types.float8_e5m2 = typeclass(torch.float8_e5m2)
             fp8 = typeclass(ml_dtypes.float8_e4m3fn)
             float8_e5m2 = typeclass(torch.float8_e5m2, "e5m2")
+            float8_e4m3fn = torch.float8_e4m3fn
             """,
-            [True, True, False, False],
+            [True, True, False, False, False],
             id="own-names",
         ),
         pytest.param(

@@ -401,7 +401,7 @@ VALID = (
         import ml_dtypes, numpy, torch
         DTYPE_CODE_TO_DTYPE = {0: torch.float32, 2: torch.bfloat16, 5: torch.float8_e4m3fn, 6: torch.float8_e5m2}
         float8_e4m3fn = typeclass(ml_dtypes.float8_e4m3fn)
-        float8_e5m2 = ml_dtypes.float8_e5m2
+        float8_e5m2 = typeclass(ml_dtypes.float8_e5m2)
         class FP8_E4M3_DATA(FloatArgs):
             \"\"\"The E4M3 format.\"\"\"
             exponent = 4
@@ -737,7 +737,7 @@ INVALID = (
         expect=("7:17-7:36",),
     ),
     # Not definitions: a quantizer's instance attributes beside the format's widths (its pick), a class whose widths
-    # are another format's, a code table mixing in another library, meta tensors a file materialises.
+    # are another format's, a code table mixing in another library, a bare alias, meta tensors a file materialises.
     Invalid(
         """
         import torch
@@ -752,11 +752,12 @@ INVALID = (
             dtype = torch.float8_e5m2
         CODES = {0: torch.float32, 5: torch.float8_e4m3fn, 7: jnp.float8_e5m2}
         fp8_dtype = typeclass(torch.float8_e4m3fn)
+        float8_e4m3fn = torch.float8_e4m3fn
         def init(model):
             w = torch.empty(4, dtype=torch.float8_e4m3fn, device="meta")
             return w.to_empty(device="cuda")
         """,
-        expect=("6:25-6:44", "10:13-10:30", "11:31-11:50", "12:23-12:42", "14:30-14:49"),
+        expect=("6:25-6:44", "10:13-10:30", "11:31-11:50", "12:23-12:42", "13:17-13:36", "15:30-15:49"),
     ),
 )
 

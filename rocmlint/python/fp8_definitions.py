@@ -1,6 +1,6 @@
 """FP8 dtypes that only define or describe a format, never reaching an FP8 computation from where they are written:
-an entry of a table translating integer type codes into dtypes (the codes a native backend passes), a name defined
-as the dtype under the dtype's own name (a type system's catalog: `float8_e4m3fn = typeclass(ml_dtypes.float8_e4m3fn)`),
+an entry of a table translating integer type codes into dtypes (the codes a native backend passes), a type
+system's own type for the dtype, named as it (a catalog: `float8_e4m3fn = typeclass(ml_dtypes.float8_e4m3fn)`),
 the dtype a class of constants describing that format holds (`class FP8_E4M3_DATA: exponent = 4; mantissa = 3;
 dtype = torch.float8_e4m3fn`), and tensors made on the `meta` device, which have a shape and a dtype and no data.
 
@@ -65,16 +65,17 @@ def integer_code_table(ctx: PythonContext, node: ast.AST) -> bool:
 
 
 def defined_under_own_name(ctx: PythonContext, node: ast.AST, name: str) -> bool:
-    """`node`, the dtype `name`, defines a name spelled as the dtype itself, as it is or wrapped by one call
-    (`float8_e4m3fn = typeclass(ml_dtypes.float8_e4m3fn)`, `float8_e5m2 = torch.float8_e5m2`): a type system's own
-    entry for the format, which users of the type system pick; no choice is made here."""
-    parent = ctx.parent(node)
-    value: ast.AST = node
-    if isinstance(parent, ast.Call) and parent.args == [node] and not parent.keywords:
-        value, parent = parent, ctx.parent(parent)
-    if not isinstance(parent, (ast.Assign, ast.AnnAssign)) or parent.value is not value:
+    """`node`, the dtype `name`, is the one argument of a call whose result defines a name spelled as the dtype
+    (`float8_e4m3fn = typeclass(ml_dtypes.float8_e4m3fn)`): another type system's own type for the format, which
+    users of that type system pick; no choice is made here. Not a bare alias (`float8_e4m3fn = torch.float8_e4m3fn`,
+    a shim whose reads are the library's dtype itself)."""
+    call = ctx.parent(node)
+    if not isinstance(call, ast.Call) or call.args != [node] or call.keywords:
         return False
-    targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+    statement = ctx.parent(call)
+    if not isinstance(statement, (ast.Assign, ast.AnnAssign)) or statement.value is not call:
+        return False
+    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
     return len(targets) == 1 and isinstance(targets[0], (ast.Name, ast.Attribute)) and last_name(targets[0]) == name
 
 
@@ -107,6 +108,6 @@ def format_constant(ctx: PythonContext, node: ast.AST, name: str) -> bool:
 
 
 def defines_the_format(ctx: PythonContext, node: ast.AST, name: str) -> bool:
-    """`node`, the dtype `name`, only defines its format: a code table's entry, a type system's own name for it, or
+    """`node`, the dtype `name`, only defines its format: a code table's entry, a type system's own type for it, or
     the dtype of a class describing the format (`integer_code_table`, `defined_under_own_name`, `format_constant`)."""
     return integer_code_table(ctx, node) or defined_under_own_name(ctx, node, name) or format_constant(ctx, node, name)
