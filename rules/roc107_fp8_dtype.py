@@ -56,16 +56,15 @@ class Fp8Dtype(Rule):
     default overridden with `fnuz`; a def that converts to `fnuz` on ROCm; FP8 data made and kept on the CPU (`.cpu()`,
     a test's factory without a device; a test and helpers naming no device but the CPU, no tensor fixture; not handed to
     an FP8 library); tensors on the `meta` device; the format's definitions (an integer dtype code's table, a type
-    system's type from the dtype, named as it, a class of constants giving its widths); a name bound, not read
-    (`float8_e4m3fn = None` when an import fails); a decoder's `.view(dtype)` of stored bytes, or the dtype name it
-    tests put in its place (`if dtype == "float8_e4m3fn": dtype = ...`); NVFP4 block scales (`sc.to(...)` in a file
-    naming FP4, a def's dtype variable only making them); an activation kept in FP8 for an autograd `backward` that
-    casts it back first; FP8 only stored in a file calling no `*mm`/`*gemm*`/`*matmul*`: a script or module (no test)
-    saving checkpoints (`__main__`; or a tensor only moved to the CPU), a `forward` (or a def patched in as one) or a
-    linear method's `apply(self, layer, x)` upcasting its weight to the input's (cast) type, modules converted in place
-    (`unet.to(dtype=...)`, the result dropped); code after a call into a package with no ROCm build (`deep_gemm`,
-    `torch.ops._C.cutlass_*`), weights for a `forward` calling one; ROCm-gated code; nothing if `target-archs` names no
-    gfx94x (gfx950/gfx12 OCP).
+    system's type named as the dtype, a class of constants giving its widths); a name bound, not read (`float8_e4m3fn =
+    None` when an import fails); a decoder's `.view(dtype)` of stored bytes, or the dtype name it tests put in its place
+    (`if dtype == "float8_e4m3fn": dtype = ...`); NVFP4 block scales (`sc.to(...)` in a file naming FP4, a def's dtype
+    variable only making them); an activation kept in FP8 for an autograd `backward` that casts it back first; FP8 only
+    stored in a file calling no `*mm`/`*gemm*`/`*matmul*`: a script or module (no test) saving checkpoints (`__main__`;
+    or a tensor only moved to the CPU), a `forward` (or a def patched in as one) or a linear method's `apply(self,
+    layer, x)` upcasting its weight to the input's (cast) type, modules converted in place (`unet.to(dtype=...)`, the
+    result dropped); code after a call into a package with no ROCm build (`deep_gemm`, `torch.ops._C.cutlass_*`),
+    weights for a `forward` calling one; ROCm-gated code; nothing if `target-archs` names no gfx94x (gfx950/gfx12 OCP).
 
     ## What is reported
     OCP FP8 where it may reach FP8 compute on MI300: `torch._scaled_mm`, an FP8 GEMM kernel or library, a Triton FP8
