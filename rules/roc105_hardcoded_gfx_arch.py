@@ -6,7 +6,7 @@ import ast
 import re
 
 from rocmlint.diagnostics import FixAvailability, Severity
-from rocmlint.python.flow import Use, decides_support, is_tested, sets_up, value_uses
+from rocmlint.python.flow import Use, decides_support, is_tested, renames_tested_value, sets_up, value_uses
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import in_message, is_looked_for, literal_value, literals_in
 from rocmlint.python.text_search import picked_by_text
@@ -34,45 +34,45 @@ _BUILD_WORDS = (*_USER_TARGET_WORDS, "GPUTarget")
 class HardcodedGfxArch(Rule):
     """
     ## What it does
-    Flags a string literal naming an AMD GPU target (`"gfx942"`, `"gfx90a:sramecc+:xnack-"`), a target
-    list (`"gfx90a;gfx942"`) or a flag carrying one (`"--offload-arch=gfx942"`) that is used as a value
-    rather than compared with the GPU detected at runtime.
+    Flags a string literal naming an AMD GPU target (`"gfx942"`, `"gfx90a:sramecc+:xnack-"`), a target list
+    (`"gfx90a;gfx942"`) or a flag carrying one (`"--offload-arch=gfx942"`) that is used as a value rather than compared
+    with the GPU detected at runtime.
 
     Values are environment and config assignments, keyword arguments, parameter defaults, fallbacks
     (`os.getenv("GPU_ARCHS", "gfx942")`, `return "gfx942"`), command lines, flag lists, strings built from it
-    (`f"--offload-arch={ARCH}"`), names or loops carrying it. Not reported: comparisons, matches, a target returned
-    by one of several `if`s matching a detected name (`if "Strix Halo" in cpuinfo: return "gfx1151"`), sets, dict
-    keys, subscripts, positional arguments of other functions (often registry keys), `choices`, docstrings,
-    messages, decorators, modules named for the target (`gen_instances_gfx942.py`). The message names the
-    configured `target-archs` left out.
+    (`f"--offload-arch={ARCH}"`), names or loops carrying it. Not reported: comparisons, matches, a target returned by
+    one of several `if`s matching a detected name (`if "Strix Halo" in cpuinfo: return "gfx1151"`), sets, dict keys,
+    subscripts, positional arguments of other functions (often registry keys), `choices`, a declaration's condition
+    (`when="amdgpu_target=gfx942"`), a user's target renamed (`t if t != "gfx900:xnack-" else "gfx900"`), docstrings,
+    messages, decorators, modules named for the target (`gen_instances_gfx942.py`). The message names the configured
+    `target-archs` left out.
 
-    Also flagged: an exact allow-list, targets of more than one family whose membership test (`arch in OK`,
-    `all(a in OK for a in archs)`, `any(a in gpu_arch for a in [...])`) decides whether the code goes on: it is
-    asserted, an arm of its `if` raises or returns False, or a function returns it (a predicate picking a fast
-    path). Not one family (`gfx940`-`gfx942`, what the fnuz FP8 format is by spec), a family prefix
-    (`startswith("gfx94")`), or a membership that only picks a setting or a message.
+    Also flagged: an exact allow-list, targets of more than one family whose membership test (`arch in OK`, `all(a in OK
+    for a in archs)`, `any(a in gpu_arch for a in [...])`) decides whether the code goes on: it is asserted, an arm of
+    its `if` raises or returns False, or a function returns it (a predicate picking a fast path). Not one family
+    (`gfx940`-`gfx942`, what the fnuz FP8 format is by spec), a family prefix (`startswith("gfx94")`), or a membership
+    that only picks a setting or a message.
 
     Test files are not checked: tests name gfx targets as the expected values and parameters of what they
     test.
 
     ## Why is this bad on ROCm?
-    HIP code objects run only on the gfx targets they were built for: a fixed list builds (or selects kernels,
-    tuning tables, dtypes) for the author's GPUs only; other AMD GPUs get "no kernel image is available" /
-    `hipErrorNoBinaryForGpu` silently a slow fallback. An allow-list refuses every GPU released after it was
-    written: ports had to add gfx950 (MI350) and RDNA targets to such lists one release at a time.
-    `gfx940`/`gfx941` are pre-release MI300 targets; production MI300A/X is `gfx942` (iree-org/iree#19206).
-    `gcnArchName` carries feature suffixes (`gfx942:sramecc+:xnack-`, vLLM #14062): strip what follows `:`
-    before comparing (ROC115). Builds should honour `PYTORCH_ROCM_ARCH` (read by `torch.utils.cpp_extension`)
-    or `native`.
+    HIP code objects run only on the gfx targets they were built for: a fixed list builds (or selects kernels, tuning
+    tables, dtypes) for the author's GPUs only; other AMD GPUs get "no kernel image is available" /
+    `hipErrorNoBinaryForGpu` silently a slow fallback. An allow-list refuses every GPU released after it was written:
+    ports had to add gfx950 (MI350) and RDNA targets to such lists one release at a time. `gfx940`/`gfx941` are
+    pre-release MI300 targets; production MI300A/X is `gfx942` (iree-org/iree#19206). `gcnArchName` carries feature
+    suffixes (`gfx942:sramecc+:xnack-`, vLLM #14062): strip what follows `:` before comparing (ROC115). Builds should
+    honour `PYTORCH_ROCM_ARCH` (read by `torch.utils.cpp_extension`) or `native`.
 
     ## In code written for ROCm
-    In a project written for AMD (its C/C++ is AMD's, its build HIP-only, or its requirements need ROCm), one
-    target handed to the project's own code (`shuffle_scale(w, arch="gfx950")`, a parameter's default, a fallback
-    when detection fails) picks what was written for that GPU on purpose: not flagged. What builds for fixed
-    targets (flags, `PYTORCH_ROCM_ARCH`/`GPU_ARCHS`, target lists) and allow-lists validating them still are:
-    they refuse new GPUs whoever wrote them. An allow-list of the GPUs its kernels are written for (tested before
-    dispatching to a kernel or compiling one for the GPU found, a Triton `GPUTarget`) is not. In a mixed project,
-    ROCm-only code (`platforms/rocm.py`) is checked like any other.
+    In a project written for AMD (its C/C++ is AMD's, its build HIP-only, or its requirements need ROCm), one target
+    handed to the project's own code (`shuffle_scale(w, arch="gfx950")`, a parameter's default, a fallback when
+    detection fails) picks what was written for that GPU on purpose: not flagged. What builds for fixed targets (flags,
+    `PYTORCH_ROCM_ARCH`/`GPU_ARCHS`, target lists) and allow-lists validating them still are: they refuse new GPUs
+    whoever wrote them. An allow-list of the GPUs its kernels are written for (tested before dispatching to a kernel or
+    compiling one for the GPU found, a Triton `GPUTarget`) is not. In a mixed project, ROCm-only code
+    (`platforms/rocm.py`) is checked like any other.
 
     ## Example
     ```python
@@ -107,6 +107,8 @@ class HardcodedGfxArch(Rule):
         text = literal_value(ctx, node)
         match = _HARDCODED.match(text) if text else None
         if text is None or match is None or in_message(ctx, node) or _module_is_arch_specific(text, ctx):
+            return
+        if renames_tested_value(ctx, node):
             return
         carrier = ctx.values.collection_of(node)
         if carrier in self._reported_carriers:
@@ -275,8 +277,7 @@ HardcodedGfxArch.valid = (
     # Docstrings, comments, log and exception messages, argparse choices.
     Valid(
         """
-        import argparse
-        import logging
+        import argparse, logging
         def build(arch):
             \"\"\"Build the kernels, e.g. for "gfx942".\"\"\"
             # CI builds gfx90a;gfx942
@@ -285,7 +286,6 @@ HardcodedGfxArch.valid = (
                 logging.warning("untested target %s", arch)
             if not arch:
                 raise RuntimeError("gfx942")
-
         parser = argparse.ArgumentParser()
         parser.add_argument("--arch", choices=["gfx90a", "gfx942", "gfx1100"])
         """,

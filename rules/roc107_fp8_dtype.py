@@ -41,30 +41,30 @@ class Fp8Dtype(Rule):
     and ml_dtypes (`ml_dtypes.float8_e5m2`).
 
     Not flagged: the `fnuz` dtypes; comparisons (`x.dtype == torch.float8_e4m3fn`, `in`, a def's variable only
-    compared); `isinstance`; lookup tables (dict keys, subscripts `PEAK_TOPS[torch.float8_e4m3fn]`, sets,
-    `frozenset(...)`, tuples and lists named `*ALLOWED*`/`*SUPPORTED*`/`*VALID*` or only read with `in`, a format's type
-    codes like `F8_E4M3` or another library's dtypes (`dtypes.float8_e4m3`); in a file calling no
-    `*mm`/`*gemm*`/`*matmul*`, tables, decoders and switches naming the dtype, `{"float8_e4m3fn": torch.float8_e4m3fn}`,
-    labels `{"float8-e5m2": (..., False)}`, `if args.fp8_e4m3fn: return ...`); feature probes
-    (`if getattr(torch, "float8_e5m2", None):`); text (`str()`, `print`, logging, f-strings); values read back at once
-    (`.view(torch.uint8).item()`); dtype metadata (`.itemsize`, `torch.finfo(...).bits`); MX formats, OCP by their spec
-    (`elem_dtype=`, an MX config's `activation_dtype=`/`weight_dtype=`, `MXFPInferenceConfig(...)`, a def or module
-    named `*mxfp8*`/`*_mx_*`, a def whose names or strings say MX or E8M0); `storage_dtype=` beside `compute_dtype=`
-    (layerwise casting), a def's variable nothing reads later; QAT's fake quantization
-    (`Float8FakeQuantizeConfig(dtype=...)`, `**kwargs`); `weight_dtype=` of `*WeightOnly*`; `finfo(torch.float8_e5m2)`
-    (e5m2fnuz's max too); collections and branches that also name `fnuz` or test a `gfx` arch (not one behind a flag
-    only ever False), tables given `fnuz` entries later, lists also `.append`ed a `fnuz` dtype; a default overridden
-    with `fnuz`; a def that converts to `fnuz` on ROCm; FP8 data made and kept on the CPU (`.cpu()`, a test's factory
-    without a device; a test and helpers naming no device but the CPU, no tensor fixture; not handed to an FP8
-    library); a name bound, not read (`float8_e4m3fn = None` when an import fails); a decoder's `.view(dtype)` of stored
-    bytes, or the dtype name it tests put in its place (`if dtype == "float8_e4m3fn": dtype = ...`); NVFP4 block scales
-    (`sc.to(...)` in a file naming FP4, a def's dtype variable only making them); an activation kept in FP8 for an
-    autograd `backward` that casts it back first; FP8 only stored in a file calling no `*mm`/`*gemm*`/`*matmul*`: a
-    script or module (no test) saving checkpoints (`__main__`; or a tensor only moved to the CPU), a `forward` (or a
-    def patched in as one) or a linear method's `apply(self, layer, x)` upcasting its weight to the input's (cast)
-    type, modules converted in place (`unet.to(dtype=...)`, the result dropped); code after a call into a package with
-    no ROCm build (`deep_gemm` even try-imported, `torch.ops._C.cutlass_*`), weights for a `forward` calling one;
-    ROCm-gated code; nothing if `target-archs` names no gfx94x (gfx950/gfx12 OCP).
+    compared); `isinstance`; lookup tables (dict keys, subscripts `PEAK_TOPS[torch.float8_e4m3fn]`, sets, tuples and
+    lists named `*ALLOWED*`/`*SUPPORTED*`/`*VALID*` or only read with `in`, a format's type codes like `F8_E4M3` or
+    another library's dtypes (`dtypes.float8_e4m3`); in a file calling no `*mm`/`*gemm*`/`*matmul*`, tables, decoders
+    and switches naming the dtype, `{"float8_e4m3fn": torch.float8_e4m3fn}`, labels `{"float8-e5m2": (..., False)}`, `if
+    args.fp8_e4m3fn: return ...`); feature probes (`if getattr(torch, "float8_e5m2", None):`); text (`str()`, `print`,
+    logging, f-strings); values read back at once (`.item()`); dtype metadata (`.itemsize`, `torch.finfo(...).bits`); MX
+    formats, OCP by their spec (`elem_dtype=`, an MX config's `activation_dtype=`/`weight_dtype=`,
+    `MXFPInferenceConfig(...)`, a def or module named `*mxfp8*`/`*_mx_*`, a def whose names or strings say MX or E8M0);
+    `storage_dtype=` beside `compute_dtype=` (layerwise casting), a def's variable nothing reads later; QAT's fake
+    quantization (`Float8FakeQuantizeConfig(dtype=...)`, `**kwargs`); `weight_dtype=` of `*WeightOnly*`;
+    `finfo(torch.float8_e5m2)` (e5m2fnuz's max too); collections and branches that also name `fnuz` or test a `gfx` arch
+    (not one behind a flag only ever False), tables given `fnuz` entries later, lists also `.append`ed a `fnuz` dtype; a
+    default overridden with `fnuz`; a def that converts to `fnuz` on ROCm; FP8 data made and kept on the CPU (`.cpu()`,
+    a test's factory without a device; a test and helpers naming no device but the CPU, no tensor fixture; not handed to
+    an FP8 library); tensors on the `meta` device; the format's definitions (an integer dtype code's table, a type
+    system's type named as the dtype, a class of constants giving its widths); a name bound, not read (`float8_e4m3fn =
+    None` when an import fails); a decoder's `.view(dtype)` of stored bytes, or the dtype name it tests put in its place
+    (`if dtype == "float8_e4m3fn": dtype = ...`); NVFP4 block scales (`sc.to(...)` in a file naming FP4, a def's dtype
+    variable only making them); an activation kept in FP8 for an autograd `backward` that casts it back first; FP8 only
+    stored in a file calling no `*mm`/`*gemm*`/`*matmul*`: a script or module (no test) saving checkpoints (`__main__`;
+    or a tensor only moved to the CPU), a `forward` (or a def patched in as one) or a linear method's `apply(self,
+    layer, x)` upcasting its weight to the input's (cast) type, modules converted in place (`unet.to(dtype=...)`, the
+    result dropped); code after a call into a package with no ROCm build (`deep_gemm`, `torch.ops._C.cutlass_*`),
+    weights for a `forward` calling one; ROCm-gated code; nothing if `target-archs` names no gfx94x (gfx950/gfx12 OCP).
 
     ## What is reported
     OCP FP8 where it may reach FP8 compute on MI300: `torch._scaled_mm`, an FP8 GEMM kernel or library, a Triton FP8
@@ -105,8 +105,8 @@ class Fp8Dtype(Rule):
     (`--unsafe-fixes`). `_IS_FNUZ` reads device 0 when the module is imported on ROCm.
 
     ## Fix safety
-    Unsafe: the right dtype depends on the target architecture (FNUZ on gfx94x, OCP on gfx950/gfx12), which a static
-    fix cannot know, and every scale constant and checkpoint derived from the dtype must be reviewed with it.
+    Unsafe: the right dtype depends on the target arch (FNUZ on gfx94x, OCP on gfx950/gfx12), which a static fix
+    cannot know; every scale constant and checkpoint derived from the dtype must be reviewed with it.
     """
 
     code = "ROC107"

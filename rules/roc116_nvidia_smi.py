@@ -34,15 +34,15 @@ class NvidiaSmi(Rule):
     helper of the file that runs its argument (through a runner call in its body, or a runner it was
     handed: `run_and_read_all(run_lambda, "nvidia-smi topo -m")`).
 
-    It is not flagged when gated for ROCm, inside `if shutil.which("nvidia-smi"):` (or after
-    `if not shutil.which("nvidia-smi"): return ...`), or inside a `try:` whose handler catches the
-    failure (`FileNotFoundError`, `OSError`, `Exception`; `CalledProcessError` when the command runs
-    through a shell) and falls back instead of re-raising, also when that `try:` is around every call of the
-    module-level def that runs it (a public def only when no module of the project that imports this one calls
-    it), or, through a helper whose failure cannot raise, when the caller tries another program if the result is
-    empty (`if output is None: output = ...`), nor a shell run a def returns the success of (`return subprocess.call(
-    "nvidia-smi", shell=True) == 0`: False on AMD), leaves on the failure of (`status, out = subprocess.getstatusoutput(
-    ...)` then `if status != 0: return None`) or whose output is only shown. Help texts and log messages are not.
+    It is not flagged when gated for ROCm, inside `if shutil.which("nvidia-smi"):` (or after `if not
+    shutil.which("nvidia-smi"): return ...`), or inside a `try:` whose handler catches the failure (`FileNotFoundError`,
+    `OSError`, `Exception`; `CalledProcessError` when the command runs through a shell) and falls back instead of
+    re-raising, also when that `try:` is around every call of the module-level def that runs it (a public def only when
+    no importer calls it), or, through a helper whose failure cannot raise, when the caller tries another program if the
+    result is empty (`if output is None: output = ...`), nor a shell run a def returns the success of (`return
+    subprocess.call("nvidia-smi", shell=True) == 0`: False on AMD), leaves on the failure of (`status, out =
+    subprocess.getstatusoutput(...)` then `if status != 0: return None`) or whose output is only shown, nor one in a
+    callback made in such a `try:` after a run of `nvidia-smi` there. Help texts and log messages are not.
 
     ## Why is this bad on ROCm?
     AMD systems have no `nvidia-smi`: the call raises `FileNotFoundError` (or a shell prints "command

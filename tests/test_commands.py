@@ -14,6 +14,7 @@ from rocmlint.python.commands import (
     command_programs,
     copes_with_missing_program,
     helper_run,
+    made_after_a_run,
     presence,
     program_name,
     rewritten_arguments,
@@ -198,6 +199,40 @@ def test_copes_with_missing_program(code: str, copes: bool) -> None:
     snippet, command = _first_command("import os, shutil, subprocess\n" + code)
     assert command is not None
     assert copes_with_missing_program(snippet.ctx, command, _SMI) is copes
+
+
+_PROBE = """
+import subprocess
+def gpu_info():
+    try:
+        cmd = ["nvidia-smi", "-L"]
+        out = subprocess.check_output(cmd)
+        cmd = "ignored"
+        def used():
+            return subprocess.check_output(["nvidia-smi", "--query-gpu=memory.used"])
+        return out, used
+    except OSError:
+        pass
+    return subprocess.check_output(["rocm-smi"])
+"""
+
+
+@pytest.mark.parametrize(
+    ("code", "made_after"),
+    [
+        pytest.param(_PROBE, True, id="callback-after-probe"),
+        pytest.param(_PROBE.replace("OSError", "ValueError"), False, id="handler-misses-failure"),
+        pytest.param(_PROBE.replace('["nvidia-smi", "-L"]', '["lspci"]'), False, id="probe-runs-another-program"),
+        pytest.param(_PROBE.replace("subprocess.check_output(cmd)", "os.system(cmd)"), False, id="probe-through-shell"),
+        pytest.param(
+            _PROBE.replace("def used():\n            return", "if True:\n            x ="), False, id="no-def"
+        ),
+    ],
+)
+def test_made_after_a_run(code: str, made_after: bool) -> None:
+    snippet = parse(code)
+    callback = [call for call in _calls(snippet) if "memory.used" in snippet.code(call)][-1]
+    assert made_after_a_run(snippet.ctx, callback, _SMI, frozenset({"OSError"})) is made_after
 
 
 @pytest.mark.parametrize(

@@ -86,6 +86,23 @@ def test_is_tested(code: str, expected: bool) -> None:
 
 
 @pytest.mark.parametrize(
+    ("code", "renames"),
+    [
+        pytest.param('t = arch if arch != "y" else "x"\n', True, id="not-equal-else"),
+        pytest.param('t = "x" if arch == "y" else arch\n', True, id="equal-body"),
+        pytest.param('t = "x" if "y" == arch else arch\n', True, id="literal-left"),
+        pytest.param('t = arch if arch == "y" else "x"\n', False, id="taken-when-different"),
+        pytest.param('t = arch if other != "y" else "x"\n', False, id="another-name-tested"),
+        pytest.param('t = arch if arch != limit else "x"\n', False, id="no-literal-compared"),
+        pytest.param('t = default if arch != "y" else "x"\n', False, id="arm-not-tested"),
+    ],
+)
+def test_renames_tested_value(code: str, renames: bool) -> None:
+    snippet = parse(code)
+    assert flow.renames_tested_value(snippet.ctx, snippet.node('"x"', ast.Constant)) is renames
+
+
+@pytest.mark.parametrize(
     ("code", "expected"),
     [
         pytest.param('build(arch="x")\n', True, id="keyword-argument"),

@@ -405,6 +405,43 @@ VALID = (
         }
         """,
     ),
+    # Definitions of the format, no choice of it (fp8_definitions.py): integer dtype codes a native backend passes,
+    # a type system's entry under the dtype's own name, a class of constants describing the format it holds.
+    Valid(
+        """
+        import ml_dtypes, numpy, torch
+        DTYPE_CODE_TO_DTYPE = {0: torch.float32, 2: torch.bfloat16, 5: torch.float8_e4m3fn, 6: torch.float8_e5m2}
+        float8_e4m3fn = typeclass(ml_dtypes.float8_e4m3fn)
+        float8_e5m2 = typeclass(ml_dtypes.float8_e5m2)
+        class FP8_E4M3_DATA(FloatArgs):
+            \"\"\"The E4M3 format.\"\"\"
+            exponent = 4
+            mantissa = 3
+            max = torch.finfo(torch.float8_e4m3fn).max
+            dtype = torch.float8_e4m3fn
+        """,
+    ),
+    # Tensors on the meta device: a shape and a dtype, no data (fp8_definitions.on_meta_device).
+    Valid(
+        """
+        import torch
+        def test_validate():
+            with torch.device("meta"):
+                tensors = {"w": torch.empty(256, 256, dtype=torch.float8_e4m3fn)}
+            scale = torch.empty(4, dtype=torch.float8_e4m3fn, device="meta")
+        """,
+        path="tests/test_convert.py",
+    ),
+    # NVFP4 block scales in a dtype a setting may override (`x or <dtype>`, fp8._dtype_variable_reads).
+    Valid(
+        """
+        import torch
+        class NVFP4Compressor:
+            def _compress_scale(cls, scale, weights):
+                scale_dtype = weights.scale_dtype or torch.float8_e4m3fn
+                return scale.to(scale_dtype)
+        """,
+    ),
 )
 
 INVALID = (
@@ -718,6 +755,29 @@ INVALID = (
             return x.to(torch.float8_e4m3fn)
         """,
         expect=("7:17-7:36",),
+    ),
+    # Not definitions: a quantizer's instance attributes beside the format's widths (its pick), a class whose widths
+    # are another format's, a code table mixing in another library, a bare alias, meta tensors a file materialises.
+    Invalid(
+        """
+        import torch
+        class FloatQuantizer:
+            def __init__(self):
+                self.e_bits = 4
+                self.m_bits = 3
+                self.fp_dtype = torch.float8_e4m3fn
+        class FP8_E5M2_DATA:
+            exponent = 4
+            mantissa = 3
+            dtype = torch.float8_e5m2
+        CODES = {0: torch.float32, 5: torch.float8_e4m3fn, 7: jnp.float8_e5m2}
+        fp8_dtype = typeclass(torch.float8_e4m3fn)
+        float8_e4m3fn = torch.float8_e4m3fn
+        def init(model):
+            w = torch.empty(4, dtype=torch.float8_e4m3fn, device="meta")
+            return w.to_empty(device="cuda")
+        """,
+        expect=("6:25-6:44", "10:13-10:30", "11:31-11:50", "12:23-12:42", "13:17-13:36", "15:30-15:49"),
     ),
 )
 

@@ -10,6 +10,16 @@ from rocmlint.rule import Invalid, Valid
 from rocmlint.testing import check_invalid, check_valid
 
 INVALID = (
+    # Not a rename: the arm taken when the name differs from the compared text, or compared with another name.
+    Invalid(
+        """
+        import os
+        arch = os.environ.get("ARCH")
+        os.environ["PYTORCH_ROCM_ARCH"] = arch if arch == "gfx90a" else "gfx942"
+        os.environ["GPU_ARCHS"] = arch if other != "gfx900:xnack-" else "gfx900"
+        """,
+        expect=("3:65-3:73", "4:65-4:73"),
+    ),
     # Spellings the trigger_pattern must still find: implicit concatenation, a target split across the
     # pieces (with a comment between them), a line continuation inside the literal, escapes before,
     # inside and after a target (`\x3d` is "=", `\t` and U+00A0 are spaces), a bytes flag, a
@@ -94,6 +104,17 @@ INVALID = (
 )
 
 VALID = (
+    # Targets as a declaration's condition (`when=`, a package recipe's per-target requirement), not a build list;
+    # a user's target renamed for a dependency (flow.renames_tested_value).
+    Valid(
+        """
+        depends_on("llvm-amdgpu@5.7.0:", when="amdgpu_target=gfx942")
+        conflicts("+asan", when="amdgpu_target=gfx90a:xnack-")
+        for tgt in amdgpu_targets:
+            dep_tgt = tgt if tgt != "gfx900:xnack-" else "gfx900"
+            depends_on(f"rocblas amdgpu_target={dep_tgt}", when=f"amdgpu_target={tgt}")
+        """,
+    ),
     # Registry keys passed positionally, a set of supported targets, and a family prefix.
     Valid(
         """

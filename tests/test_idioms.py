@@ -414,6 +414,7 @@ def test_is_looked_for() -> None:
         i = build("x11", target="x12")
         j = flags.pop("x13", "x14")
         k = hasattr(torch, "x15")
+        depends_on("x16", when="x17")
         """
     )
     strings = [n for n in in_order(snippet.module) if isinstance(n, ast.Constant) and "x" in str(n.value)]
@@ -434,6 +435,8 @@ def test_is_looked_for() -> None:
         "x13": True,
         "x14": False,
         "x15": True,
+        "x16": False,
+        "x17": True,
     }
     choices = snippet.node('["x7"]', ast.List)
     assert idioms.is_looked_for(snippet.ctx, choices)

@@ -233,7 +233,7 @@ def copes_with_missing_program(ctx: PythonContext, command: Command, programs: f
     missing (a `raise` is no fallback), or in a `try:` whose handler catches the failure and does not
     re-raise (`FileNotFoundError`, `OSError`, `Exception`; `CalledProcessError` through a shell), or a def returns
     whether it succeeded through a shell (`answered_by_status`), or its output through a shell is only shown
-    (`output_only_displayed`)."""
+    (`output_only_displayed`), or it is in a def made only after the program ran (`made_after_a_run`)."""
     failures = (
         MISSING_PROGRAM_ERRORS | BROAD_ERRORS | (_FAILED_COMMAND_ERRORS if command.through_shell else frozenset())
     )
@@ -248,7 +248,51 @@ def copes_with_missing_program(ctx: PythonContext, command: Command, programs: f
         return True
     if answered_by_status(ctx, command) or output_only_displayed(ctx, command) or leaves_on_failure(ctx, command):
         return True
-    return callers_handle(ctx, command.call, failures)
+    return callers_handle(ctx, command.call, failures) or made_after_a_run(ctx, command.call, programs, failures)
+
+
+def made_after_a_run(ctx: PythonContext, node: ast.AST, programs: frozenset[str], failures: frozenset[str]) -> bool:
+    """`node` is in a def (a callback, at any depth) made in the body of a `try:` whose handler copes with the
+    failure, after a statement of that body that runs one of `programs` directly (not through a shell): the def
+    exists only where that run found the program, as the memory readers a GPU probe attaches to what it returns
+    (`proc = Popen(["nvidia-smi", "-L"])`, then `def cbk(): Popen(["nvidia-smi", "--query-gpu=memory.used"])`)."""
+    in_def = False
+    child = node
+    for ancestor in ctx.ancestors(node):
+        in_def = in_def or isinstance(ancestor, FUNCTION_DEFS)
+        if in_def and isinstance(ancestor, ast.Try) and child in ancestor.body and handled_by_try(ctx, child, failures):
+            earlier = ancestor.body[: next(index for index, found in enumerate(ancestor.body) if found is child)]
+            if any(_runs_directly(ctx, statement, earlier, programs) for statement in earlier):
+                return True
+        child = ancestor
+    return False
+
+
+def _runs_directly(ctx: PythonContext, statement: ast.stmt, block: list[ast.stmt], programs: frozenset[str]) -> bool:
+    """`statement` of `block` (not a def it holds) runs one of `programs` without a shell, which raises when it is
+    missing: a command written there, or a name the last assignment before it in `block` gives one."""
+    scope = ctx.semantic.enclosing_scope_node(statement)
+    for call in ast.walk(statement):
+        command = command_of(ctx, call) if isinstance(call, ast.Call) else None
+        if command is None or command.through_shell or ctx.semantic.enclosing_scope_node(call) is not scope:
+            continue
+        argument = command.argument
+        if isinstance(argument, ast.Name):
+            argument = _last_assigned(argument.id, block[: block.index(statement)]) or argument
+        if programs.intersection(command_programs(ctx, argument)):
+            return True
+    return False
+
+
+def _last_assigned(name: str, statements: list[ast.stmt]) -> ast.expr | None:
+    """The value the last of `statements` assigning `name` alone gives it."""
+    for statement in reversed(statements):
+        if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
+            continue
+        target = statement.targets[0]
+        if isinstance(target, ast.Name) and target.id == name:
+            return statement.value
+    return None
 
 
 def output_only_displayed(ctx: PythonContext, command: Command) -> bool:

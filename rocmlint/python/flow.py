@@ -115,6 +115,23 @@ def is_tested(ctx: PythonContext, value: ast.AST) -> bool:
     return isinstance(value, ast.Call) and ctx.qualified_name(value.func) in _SET_CALLS
 
 
+def renames_tested_value(ctx: PythonContext, value: ast.AST) -> bool:
+    """`value` is the arm of a conditional expression taken when the other arm, a name, equals a literal its test
+    compares it with (`tgt if tgt != "gfx900:xnack-" else "gfx900"`): it renames that one value of the name, which
+    someone else chose; everything else passes through unchanged."""
+    choice = ctx.parent(value)
+    if not isinstance(choice, ast.IfExp) or value is choice.test:
+        return False
+    kept = choice.orelse if value is choice.body else choice.body
+    test = choice.test
+    if not isinstance(kept, ast.Name) or not isinstance(test, ast.Compare) or len(test.ops) != 1:
+        return False
+    operator = ast.NotEq if value is choice.orelse else ast.Eq  # the arm taken when the name equals the literal
+    sides = [test.left, test.comparators[0]]
+    named = any(isinstance(side, ast.Name) and side.id == kept.id for side in sides)
+    return named and isinstance(test.ops[0], operator) and any(ctx.string_value(side) is not None for side in sides)
+
+
 def sets_up(ctx: PythonContext, value: ast.AST, consumers: frozenset[str] = frozenset()) -> bool:
     """`value` is handed over as a setting where it stands: a keyword argument, a parameter's default, the
     value or fallback of `get`/`getenv`/`setdefault`/`putenv`/`pop` (not the key), an argument of a command

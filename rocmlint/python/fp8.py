@@ -22,6 +22,7 @@ from rocmlint.python.conditions import choices_around
 from rocmlint.python.cpu_tensors import in_gpu_free_test, kept_on_cpu
 from rocmlint.python.flow import value_uses
 from rocmlint.python.fp8_data import fp8_as_data, multiplies_matrices
+from rocmlint.python.fp8_definitions import defines_the_format, on_meta_device
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import last_name, name_words
 from rocmlint.python.scopes import (
@@ -195,9 +196,12 @@ def fp4_block_scales(ctx: PythonContext, node: ast.AST) -> bool:
 
 
 def _dtype_variable_reads(ctx: PythonContext, node: ast.AST) -> list[ast.Name] | None:
-    """The reads in its def of the one variable `node` is assigned to (`fp8_dtype = node`), None when `node` is
-    not the value of a def's assignment to a single name."""
+    """The reads in its def of the one variable `node` is assigned to (`fp8_dtype = node`, or as the fallback of a
+    setting: `scale_dtype = args.scale_dtype or node`), None when `node` is not the value of a def's assignment to a
+    single name."""
     statement = ctx.parent(node)
+    if isinstance(statement, ast.BoolOp) and isinstance(statement.op, ast.Or) and statement.values[-1] is node:
+        node, statement = statement, ctx.parent(statement)  # the fallback of a setting: `scales.dtype or node`
     if not isinstance(statement, (ast.Assign, ast.AnnAssign)) or statement.value is not node:
         return None
     target = assigned_name(statement)
@@ -465,7 +469,11 @@ def encoding_neutral_use(ctx: PythonContext, node: ast.expr) -> bool:
     dtype = ocp_fp8_dtype(ctx, node)
     if compared_alias(ctx, node) or (dtype is not None and fp8_as_data(ctx, node, dtype.name)):
         return True
+    if dtype is not None and defines_the_format(ctx, node, dtype.name):
+        return True
     member = outermost_collection_member(ctx, node)
+    if on_meta_device(ctx, _producing_call(ctx, member)):
+        return True
     if ocp_by_spec(ctx, member) or storage_only(ctx, member) or in_format_dtype_table(ctx, member):
         return True
     if fp4_block_scales(ctx, member) or saved_and_cast_back(ctx, member) or never_read(ctx, member):

@@ -75,6 +75,9 @@ LOOKUP_METHODS = STRING_SEARCHES | {
 }
 # Lookups by key whose other arguments are values to use (`d.get(key, default)`, `d.pop(key, default)`).
 KEY_LOOKUPS = frozenset({"get", "pop"})
+# Keywords whose value is matched against, not used: the options offered (`choices=`), the condition under which a
+# declaration applies (`when=`: a package recipe's `depends_on("llvm@5.7:", when="amdgpu_target=gfx942")`).
+_LOOKED_FOR_KEYWORDS = frozenset({"choices", "when"})
 
 # Functions that run a program: its command is the first argument (or `args=`).
 PROCESS_RUNNERS = frozenset(
@@ -363,7 +366,8 @@ def is_looked_for(ctx: PythonContext, node: ast.AST) -> bool:
     """Whether the value `node` stands for (a literal, or the collection holding it) is something to look
     for rather than to use: compared (`==`, `in`), matched or edited as text (an argument of
     `LOOKUP_METHODS`, an `assert*` method, `re.*`, `fnmatch.*`), a key or an index (a subscript, a
-    dict key, the key of `.get(key, ...)` or `.pop(key, ...)`), offered as `choices=`, or test parameters."""
+    dict key, the key of `.get(key, ...)` or `.pop(key, ...)`), offered as `choices=`, a declaration's condition
+    (`when=`), or test parameters."""
     parent = ctx.parent(node)
     if isinstance(parent, ast.Compare):
         return True
@@ -382,7 +386,7 @@ def is_looked_for(ctx: PythonContext, node: ast.AST) -> bool:
         return True
     if (ctx.qualified_name(call.func) or "").startswith(("re.", "fnmatch.")):
         return True
-    if isinstance(argument, ast.keyword) and argument.arg == "choices":
+    if isinstance(argument, ast.keyword) and argument.arg in _LOOKED_FOR_KEYWORDS:
         return True
     return method in KEY_LOOKUPS and ctx.semantic.positional(call, 0) is argument
 
