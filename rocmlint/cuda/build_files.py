@@ -2344,8 +2344,8 @@ def _folders_dropped_for_rocm(
     path: str, lines: list[tuple[int, str]], vendors: Mapping[int, str | None]
 ) -> tuple[SourceSet, ...]:
     """The folders beside a Makefile that its ROCm arm takes out of a list (`LIBNAMES := $(filter-out
-    CUDACore,$(LIBNAMES))` inside `ifneq ($(BACKEND),CUDA)`, the list of library folders it builds) as NVIDIA's
-    (`CUDACore/**`): the ROCm build compiles no library of them."""
+    CudaSupport,$(LIBNAMES))` inside `ifneq ($(BACKEND),CUDA)`, the list of library folders it builds) as NVIDIA's
+    (`CudaSupport/**`): the ROCm build compiles no library of them."""
     found: list[SourceSet] = []
     for line, logical in lines:
         assignment = MAKE_ASSIGNMENT.match(logical)

@@ -69,7 +69,7 @@ macros are learned in rocmlint/cuda/learning.py:
   only, where no other build names them, and so does an example's own comment giving its nvcc command
   (`own_compile_command`); a Makefile whose recipes run nvcc, with no ROCm arm, over folders it computes (a program
   of its own beside its hipcc twin) compiles its whole tree for NVIDIA only, and a folder a Makefile's ROCm arm
-  filters out of its own list (`$(filter-out CUDACore,$(LIBNAMES))`) is NVIDIA's; a Rust crate's `build.rs`
+  filters out of its own list (`$(filter-out CudaSupport,$(LIBNAMES))`) is NVIDIA's; a Rust crate's `build.rs`
   compiles each `cc::Build`'s `.file()`s for its compiler's vendor (rocmlint/cuda/cargo_build.py); an option whose CMake block only sets CUDA up is a CUDA switch in every
   CMake file (`cmake_cuda_only_options`);
   so is a header found only through an include folder the NVIDIA build alone adds (a CUDA target's
