@@ -1344,3 +1344,20 @@ def test_a_main_module_imported_under_no_vendor_test_stays_an_entry_point(
         "main.py": "from pkg.gpu import gpu_metrics\nprint(gpu_metrics())\n",
     }
     assert base(tmp_path, files, "pkg/nvml.py") == EVERYWHERE
+
+
+def test_an_importer_parsed_again_after_it_was_dropped_gives_the_same_gates(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process keeps few neighbour modules parsed (`ProjectIndex`'s budget); an importer dropped and parsed again
+    has new import nodes, and its gates are read from those, not from the nodes of the tree it was first parsed to."""
+    monkeypatch.setattr("rocmlint.python.project._NEIGHBOUR_BYTES_KEPT", 1)  # keeps only the module used last
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/platform.py": PLATFORM,
+        "pkg/first.py": HAZARDS,
+        "pkg/second.py": HAZARDS,
+        "pkg/select.py": "from pkg.platform import IS_ROCM\nif not IS_ROCM:\n    import pkg.first\n    import pkg.second\n",
+        "main.py": "import pkg.select\n",
+    }
+    assert bases(tmp_path, files, "pkg/first.py", "pkg/second.py") == [NVIDIA_ONLY, NVIDIA_ONLY]
