@@ -298,7 +298,7 @@ class Engine:
                 embedded_cuda=bool(embedded_rules),
                 module_base=self._module_base(source.path, settings, options.rocm_guards),
                 read_elsewhere=self._read_elsewhere(source.path, settings),
-                tree=self.project.tree_of(source.path, source.data),
+                tree=self.project.tree_of(source.path, source.text),
                 gated_notes=report.gated_notes,
             )
             found = result.diagnostics

@@ -1178,19 +1178,51 @@ def test_resolver_reads_other_modules_with_the_given_guards(tmp_path: Path) -> N
 
 
 def test_neighbour_modules_dropped_from_memory_are_read_again_with_the_same_answers(tmp_path: Path) -> None:
-    """A process keeps only the last few neighbour modules parsed; one asked about again after others pushed it
-    out is parsed again and answers as before."""
-    count = project_module._NEIGHBOURS_KEPT + 3
+    """A process keeps the neighbour modules parsed last only up to a budget of source bytes; one asked about again
+    after others pushed it out is read and parsed again and answers as before."""
+    budget = project_module._NEIGHBOUR_BYTES_KEPT
+    count = 7
+    padding = "#" * (budget // 4) + "\n"  # four such modules fill the budget
     files = {"pkg/__init__.py": "", "pkg/run.py": ""}
     for number in range(count):
-        files[f"pkg/env{number}.py"] = "import torch\nIS_HIP = torch.version.hip is not None\nIS_CUDA = not IS_HIP\n"
+        files[f"pkg/env{number}.py"] = (
+            f"import torch\n{padding}IS_HIP = torch.version.hip is not None\nIS_CUDA = not IS_HIP\n"
+        )
     write_tree(tmp_path, files)
     index = ProjectIndex()
     resolve = index.resolver_for(str(tmp_path / "pkg/run.py"))
     assert [resolve(f"pkg.env{number}.IS_HIP") for number in range(count)] == [Vendor(True, False)] * count
-    assert len(index._semantics) == project_module._NEIGHBOURS_KEPT
-    assert "pkg/env0.py" not in {str(path.relative_to(tmp_path)) for path in index._semantics}
+    kept = {str(path.relative_to(tmp_path)) for path in index._semantics}
+    assert kept == {"pkg/env4.py", "pkg/env5.py", "pkg/env6.py"}
+    assert {str(path.relative_to(tmp_path)) for path in index._module_data} == kept
     assert resolve("pkg.env0.IS_CUDA") == Vendor(False, True)  # read again: a question not asked before
+    assert "pkg/env0.py" in {str(path.relative_to(tmp_path)) for path in index._semantics}
+
+
+def test_a_neighbour_larger_than_the_budget_is_kept_until_the_next_one(tmp_path: Path) -> None:
+    budget = project_module._NEIGHBOUR_BYTES_KEPT
+    large = "import torch\n" + "#" * budget + "\nIS_HIP = torch.version.hip is not None\n"
+    small = "import torch\nIS_HIP = torch.version.hip is not None\n"
+    write_tree(tmp_path, {"pkg/__init__.py": "", "pkg/run.py": "", "pkg/large.py": large, "pkg/small.py": small})
+    index = ProjectIndex()
+    resolve = index.resolver_for(str(tmp_path / "pkg/run.py"))
+    assert resolve("pkg.large.IS_HIP") == Vendor(True, False)
+    assert [path.name for path in index._semantics] == ["large.py"]
+    assert resolve("pkg.small.IS_HIP") == Vendor(True, False)
+    assert [path.name for path in index._semantics] == ["small.py"]
+
+
+def test_a_checked_file_reuses_its_neighbour_tree_only_for_the_same_text(tmp_path: Path) -> None:
+    text = "import torch\nIS_HIP = torch.version.hip is not None\n"
+    write_tree(tmp_path, {"pkg/__init__.py": "", "pkg/run.py": "", "pkg/env.py": text})
+    index = ProjectIndex()
+    assert index.resolver_for(str(tmp_path / "pkg/run.py"))("pkg.env.IS_HIP") == Vendor(True, False)
+    path = str(tmp_path / "pkg/env.py")
+    tree = index.tree_of(path, text)
+    assert isinstance(tree, ast.Module)
+    assert ast.dump(tree) == ast.dump(ast.parse(text))
+    assert index.tree_of(path, text + "x = 1\n") is None
+    assert index.tree_of(str(tmp_path / "pkg/run.py"), "") is None
 
 
 def test_package_of(tmp_path: Path) -> None:

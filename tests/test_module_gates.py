@@ -1367,3 +1367,20 @@ def test_from_a_package_import_a_name_its_init_defines_does_not_import_the_submo
         "tests/test_quant.py": "from pkg import act_quant, other\ndef test_quant():\n    act_quant(1)\n",
     }
     assert bases(tmp_path, files, "pkg/act_quant.py", "pkg/other.py") == [NVIDIA_ONLY, EVERYWHERE]
+
+
+def test_an_importer_parsed_again_after_it_was_dropped_gives_the_same_gates(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process keeps few neighbour modules parsed (`ProjectIndex`'s budget); an importer dropped and parsed again
+    has new import nodes, and its gates are read from those, not from the nodes of the tree it was first parsed to."""
+    monkeypatch.setattr("rocmlint.python.project._NEIGHBOUR_BYTES_KEPT", 1)  # keeps only the module used last
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/platform.py": PLATFORM,
+        "pkg/first.py": HAZARDS,
+        "pkg/second.py": HAZARDS,
+        "pkg/select.py": "from pkg.platform import IS_ROCM\nif not IS_ROCM:\n    import pkg.first\n    import pkg.second\n",
+        "main.py": "import pkg.select\n",
+    }
+    assert bases(tmp_path, files, "pkg/first.py", "pkg/second.py") == [NVIDIA_ONLY, NVIDIA_ONLY]

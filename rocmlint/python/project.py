@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import os
 import re
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from contextlib import contextmanager
@@ -42,10 +43,13 @@ SymbolQuestion = Literal["value", "strings", "skip"]
 # A module, the name asked of it, the guards, the question, and the project root its own imports may also start from.
 SymbolKey = tuple[Path, str, frozenset[str], SymbolQuestion, Path | None]
 
-# How many neighbour modules a process keeps parsed (trees, semantic models and their gate analyses): a neighbour is
-# asked about in bursts (the files of one package are checked together), and every answer is cached apart, so
-# keeping all of them only held ~60-80 MB of syntax trees per worker on PyTorch (docs/performance.md).
-_NEIGHBOURS_KEPT = 8
+# How much of the neighbour modules a process keeps, in bytes of their source: their bytes, and apart their trees,
+# semantic models and gate analyses (a tree takes about 35 times its source). A neighbour is asked about in bursts
+# (the files of one package are checked together), and every answer is cached apart, so what is dropped is read or
+# parsed again only for a new question. Counted in modules, the trees kept held 60-80 MB per worker on PyTorch, where
+# the neighbours asked about most are test files of 0.1-0.4 MB, and every importer's bytes read for a word held 9-21
+# MB more (docs/performance.md).
+_NEIGHBOUR_BYTES_KEPT = 256 * 1024
 
 # How many modules away `read_only_off_rocm` asks the importers of an importer where its defs and classes run.
 _IMPORTER_READ_DEPTH = 1
@@ -90,15 +94,17 @@ class ProjectIndex:
         self._values: dict[SymbolKey, Vendor | VendorStrings | None] = {}
         self._in_progress: set[SymbolKey] = set()
         self._modules: dict[tuple[tuple[str, ...], tuple[Path, ...]], Path | None] = {}
-        self._module_data: dict[Path, bytes | None] = {}
+        self._module_data: _Recent[Path, bytes | None] = _Recent(_NEIGHBOUR_BYTES_KEPT)
         self._star_imports: dict[Path, bool] = {}  # the module's bytes hold `import *`
         self._analyzers: _Recent[tuple[Path, frozenset[str], Path | None, int | None], GateAnalyzer | None]
-        self._analyzers = _Recent(_NEIGHBOURS_KEPT)
-        self._semantics: _Recent[Path, Semantic | None] = _Recent(_NEIGHBOURS_KEPT)
+        self._analyzers = _Recent(_NEIGHBOUR_BYTES_KEPT)
+        self._semantics: _Recent[Path, Semantic | None] = _Recent(_NEIGHBOUR_BYTES_KEPT)
         self._package_roots: dict[Path, tuple[Path, ...]] = {}  # pyproject.toml -> `_declared_package_roots`
         self._reaches: dict[tuple[str, frozenset[str]], ModuleReach] = {}
-        # (importer, guards) -> imported -> the importer's import nodes of it
-        self._import_sites: dict[tuple[str, frozenset[str]], dict[str, list[ast.AST]]] = {}
+        # an importer's analysis -> imported -> the import nodes of it in that analysis' tree: kept while the analysis
+        # is, since an importer parsed again after its analysis was dropped has other nodes (see `_Recent`)
+        self._import_sites: weakref.WeakKeyDictionary[GateAnalyzer, dict[str, list[ast.AST]]]
+        self._import_sites = weakref.WeakKeyDictionary()
         self._read_elsewhere: dict[tuple[str, str], bool] = {}  # (module, name): an importer may read it
         # (module, name, depth): importers read it only off ROCm
         self._read_off_rocm: dict[tuple[str, str, int], bool] = {}
@@ -391,19 +397,17 @@ class ProjectIndex:
             analyzer = self._analyzer(Path(importer), data, guards, Path(index.root)) if data is not None else None
             branch: Branch | None = EVERYWHERE
             if analyzer is not None:
-                branch = import_gate(analyzer, self._sites(index, importer, analyzer, guards).get(imported, []))
+                branch = import_gate(analyzer, self._sites(index, importer, analyzer).get(imported, []))
         if branch is not None and is_test_file(importer):
             branch = EVERYWHERE  # see rocmlint/python/importers.py: a test's gate is not the product's
         return branch, frozenset(noted)
 
-    def _sites(
-        self, index: ImportIndex, importer: str, analyzer: GateAnalyzer, guards: frozenset[str]
-    ) -> dict[str, list[ast.AST]]:
+    def _sites(self, index: ImportIndex, importer: str, analyzer: GateAnalyzer) -> dict[str, list[ast.AST]]:
         """The importer's import nodes by the file each imports, found once per analyzer (they are its tree's)."""
-        key = (importer, guards)
-        if key not in self._import_sites:
-            self._import_sites[key] = import_sites(analyzer.semantic, importer, index.finder)
-        return self._import_sites[key]
+        sites = self._import_sites.get(analyzer)
+        if sites is None:
+            sites = self._import_sites[analyzer] = import_sites(analyzer.semantic, importer, index.finder)
+        return sites
 
     def resolver_for(
         self, path: str, rocm_guards: frozenset[str] | None = None, project_root: Path | None = None
@@ -528,9 +532,11 @@ class ProjectIndex:
         return value if value is not None and value.is_vendor_test else None
 
     def _data(self, module_file: Path) -> bytes | None:
-        if module_file not in self._module_data:
-            self._module_data[module_file] = read_small_file(str(module_file))
-        return self._module_data[module_file]
+        if module_file in self._module_data:
+            return self._module_data[module_file]
+        data = read_small_file(str(module_file))
+        self._module_data.put(module_file, data, len(data or b""))
+        return data
 
     def _analyzer(
         self,
@@ -554,15 +560,14 @@ class ProjectIndex:
         analyzer = (
             None if semantic is None else GateAnalyzer(semantic, guards, resolver, read_elsewhere=reads_elsewhere)
         )
-        self._analyzers[key] = analyzer
+        self._analyzers.put(key, analyzer, len(data))
         return analyzer
 
-    def tree_of(self, path: str, data: bytes) -> ast.Module | None:
+    def tree_of(self, path: str, text: str) -> ast.Module | None:
         """The tree of the file at `path` when this process has parsed it already as another module's neighbour
-        from the same bytes (a module of a package is often both checked and read for its importers' gates)."""
-        module_file = Path(os.path.abspath(path))
-        semantic = self._semantics.get(module_file)
-        if semantic is None or self._module_data.get(module_file) != data:
+        from the same text (a module of a package is often both checked and read for its importers' gates)."""
+        semantic = self._semantics.get(Path(os.path.abspath(path)))
+        if semantic is None or semantic.source_text != text:
             return None
         return semantic.module
 
@@ -571,7 +576,7 @@ class ProjectIndex:
         read it: it depends on the text alone."""
         if module_file in self._semantics:
             return self._semantics[module_file]
-        self._semantics[module_file] = None
+        self._semantics.put(module_file, None)
         try:
             text = SourceFile.from_bytes(str(module_file), data, "python").text
         except DecodeError:
@@ -582,7 +587,7 @@ class ProjectIndex:
         package, _ = package_of(str(module_file))
         semantic = Semantic(module, package, text)
         walk(module, semantic.parents, {}, semantic.mentions)
-        self._semantics[module_file] = semantic
+        self._semantics.put(module_file, semantic, len(data))
         return semantic
 
 
@@ -591,11 +596,13 @@ _Value = TypeVar("_Value")
 
 
 class _Recent(Generic[_Key, _Value]):
-    """A mapping that keeps only the `size` entries used last (least recently used ones are dropped)."""
+    """A mapping that keeps the entries used last while their weights add up to at most `budget`; the least recently
+    used are dropped first, and the entry put last is kept whatever it weighs."""
 
-    def __init__(self, size: int) -> None:
-        self._size = size
-        self._entries: OrderedDict[_Key, _Value] = OrderedDict()
+    def __init__(self, budget: int) -> None:
+        self._budget = budget
+        self._weight = 0
+        self._entries: OrderedDict[_Key, tuple[_Value, int]] = OrderedDict()
 
     def __contains__(self, key: object) -> bool:
         return key in self._entries
@@ -608,13 +615,16 @@ class _Recent(Generic[_Key, _Value]):
 
     def __getitem__(self, key: _Key) -> _Value:
         self._entries.move_to_end(key)
-        return self._entries[key]
+        return self._entries[key][0]
 
-    def __setitem__(self, key: _Key, value: _Value) -> None:
-        self._entries[key] = value
+    def put(self, key: _Key, value: _Value, weight: int = 0) -> None:
+        if key in self._entries:
+            self._weight -= self._entries[key][1]
+        self._entries[key] = (value, weight)
         self._entries.move_to_end(key)
-        if len(self._entries) > self._size:
-            self._entries.popitem(last=False)
+        self._weight += weight
+        while self._weight > self._budget and len(self._entries) > 1:
+            self._weight -= self._entries.popitem(last=False)[1][1]
 
     def get(self, key: _Key) -> _Value | None:
         return self[key] if key in self._entries else None
