@@ -391,4 +391,9 @@ WarpSize32.invalid = (
         expect=("3:28-3:40", "4:20-4:32"),
         message="warps per block",
     ),
+    Invalid(  # a warp per block row (`wid = threadIdx.y`): the x index is the lane
+        "__global__ void k(const float* v, float* o, int n) {\n  int tid = threadIdx.x, wid = threadIdx.y;\n  float s = 0;\n"
+        "  for (int i = tid; i < n; i += 32) s += v[i];\n  o[wid] = __shfl_down(s, 1);\n}\n",
+        expect=("4:28-4:35",),
+    ),
 )

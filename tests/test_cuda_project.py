@@ -800,6 +800,25 @@ def test_a_remap_covers_calls_with_its_argument_count_only(tmp_path):
     assert [line for code, line in _codes(root, "kernel.cu") if code == "ROC210"] == [4]
 
 
+def test_a_mask_read_only_by_a_remapped_shuffle_is_not_computed_for_rocm(tmp_path):
+    """A 32-bit mask counted from `warpSize` (ROC211) whose only reader is a shuffle the project's header spells
+    without a mask for ROCm: ROCm computes a value nothing of its own reads. Without the header it is reported."""
+    kernel = """
+        #include "compat.cuh"
+        __device__ float low_lanes(float v, int len) {
+          const uint32_t mask = 0xffffffff >> (warpSize - len);
+          return __shfl_down_sync(mask, v, 1);
+        }
+        """
+    remap = (
+        "#pragma once\n#ifdef USE_ROCM\n#define __shfl_down_sync(mask, val, offset) __shfl_down(val, offset)\n#endif\n"
+    )
+    ported = write_tree(tmp_path / "ported", {"compat.cuh": remap, "kernel.cu": kernel})
+    assert [line for code, line in _codes(ported, "kernel.cu") if code == "ROC211"] == []
+    unported = write_tree(tmp_path / "unported", {"compat.cuh": "#pragma once\n", "kernel.cu": kernel})
+    assert [line for code, line in _codes(unported, "kernel.cu") if code == "ROC211"] == [3]
+
+
 def test_a_warp_size_from_a_header_is_known_in_the_kernel(tmp_path):
     root = write_tree(
         tmp_path,
