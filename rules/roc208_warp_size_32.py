@@ -45,7 +45,8 @@ class WarpSize32(Rule):
     read at a lane index (`sums[lane_id]`); and, in any file, `static_assert(kWarpSize == 32)`. Blocks of 32 or 96
     threads sizing a warp-transposing `BlockLoad`/`BlockStore` (`constexpr int THREADS = 32`, `launch<32, 4, T>()`
     of a template whose collectives, or whose traits' collectives, it sizes); loops that start at a lane index and
-    stride 32 lanes (`for (i = lane * k; ...; i += 32 * k)`, warning).
+    stride 32 lanes (`for (i = lane * k; ...; i += 32 * k)`, or from 0 adding a lane; `threadIdx.x` is the lane
+    where the function names `threadIdx.y` its warp index, `wid = threadIdx.y`; warning).
 
     ## Why is this bad on ROCm?
     CDNA GPUs (MI100 to MI355) run 64-lane wavefronts; only RDNA runs wave32. HIP's `warpSize` docs and porting
