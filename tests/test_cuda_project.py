@@ -819,6 +819,17 @@ def test_a_mask_read_only_by_a_remapped_shuffle_is_not_computed_for_rocm(tmp_pat
     assert [line for code, line in _codes(unported, "kernel.cu") if code == "ROC211"] == [3]
 
 
+def test_a_toolkit_version_read_as_a_value_in_a_hipified_extension(tmp_path):
+    """torch's hipify renames `CUDA_VERSION` to `TORCH_HIP_VERSION`, which no extension build defines (ROC207); it may
+    rename the others to a HIP macro, so `CUDART_VERSION` is left alone there (not in a build nothing hipifies)."""
+    source = "#include <cuda.h>\nint64_t v() { return CUDA_VERSION; }\nint64_t r() { return CUDART_VERSION; }\n"
+    setup = "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('x', ['k.cpp'])\n"
+    hipified = write_tree(tmp_path / "ext", {"setup.py": setup, "k.cpp": source})
+    assert [line for code, line in _codes(hipified, "k.cpp") if code == "ROC207"] == [2]
+    plain = write_tree(tmp_path / "plain", {"k.cu": source})
+    assert [line for code, line in _codes(plain, "k.cu") if code == "ROC207"] == [2, 3]
+
+
 def test_a_warp_size_from_a_header_is_known_in_the_kernel(tmp_path):
     root = write_tree(
         tmp_path,
