@@ -5,11 +5,13 @@ from __future__ import annotations
 from rocmlint.cuda.conditions import (
     CUDA_VERSION_MACROS,
     ConditionRule,
-    arm_branch,
+    architecture_test_message,
     compares_cuda_arch,
     compares_cuda_arch_for_rocm,
+    toolkit_version_read,
+    version_test_message,
 )
-from rocmlint.cuda.frontend import CudaContext
+from rocmlint.cuda.frontend import Anchors, CudaContext, Node
 from rocmlint.cuda.preprocessor import Define, Directive, names_in
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
@@ -23,7 +25,8 @@ class CudaVersionGate(ConditionRule, Rule):
     Flags `#if`/`#elif` tests on `CUDA_VERSION`, `CUDART_VERSION` or `__CUDACC_VER_MAJOR__`/`_MINOR__`, and
     comparisons of the architecture number (`__CUDA_ARCH__ >= 800`, `defined(__CUDA_ARCH__) && __CUDA_ARCH__ <
     700`), that a ROCm build reads without the condition (or its `#if/#elif` chain) saying anything about ROCm,
-    and a macro standing for such a comparison (`#define HAS_BF16 (__CUDA_ARCH__ >= 800)`) where ROCm reads it.
+    and a macro standing for such a comparison (`#define HAS_BF16 (__CUDA_ARCH__ >= 800)`) where ROCm reads it; and
+    a version macro read as a value in code ROCm compiles (`return CUDA_VERSION;`), which nothing defines there.
     Device-pass detection (`#ifdef __CUDA_ARCH__`) is ROC213's; a chain is reported once, at its first test. Not
     flagged: a macro the file defines itself; a chain where ROCm takes the arm a recent toolkit or GPU takes, or the
     only arm it can build; one no arm of which runs, each compiling on ROCm (after an `if`/`if constexpr` chain whose
@@ -102,7 +105,17 @@ class CudaVersionGate(ConditionRule, Rule):
             return  # the file defines the macro itself where ROCm sees it
         if self._rocm_outcome_intended(directive, ctx) or self._written_for_no_toolkit(directive, ctx):
             return  # ROCm takes the arm a recent CUDA toolkit takes, the only one it can build, or one meant for it
-        self._report_condition(directive, ctx, _message(directive, macro, ctx), fix=self._rocm_term_fix(directive, ctx))
+        message = version_test_message(directive, macro, ctx)
+        self._report_condition(directive, ctx, message, fix=self._rocm_term_fix(directive, ctx))
+
+    def visits_needed(self, ctx: CudaContext) -> dict[str, Anchors]:
+        """The toolkit's version macros read as values in code (`return CUDA_VERSION;`)."""
+        reads = ctx.word_offsets(*CUDA_VERSION_MACROS)
+        return {"identifier": reads} if reads else {}
+
+    def visit_identifier(self, node: Node, ctx: CudaContext) -> None:
+        if message := toolkit_version_read(node, ctx):
+            ctx.report(node, message)
 
     def visit_define(self, define: Define, ctx: CudaContext) -> None:
         if compares_cuda_arch_for_rocm(define, ctx):
@@ -116,32 +129,15 @@ class CudaVersionGate(ConditionRule, Rule):
     def _report_architecture(self, directive: Directive, ctx: CudaContext) -> None:
         if self._rocm_outcome_intended(directive, ctx):
             return  # ROCm takes the arm a recent NVIDIA GPU takes, or the only one it can build
-        condition = " ".join(directive.condition.split())
-        shown = condition if len(condition) <= 60 else condition[:57] + "..."
-        outcome = "compiles this arm" if arm_branch(directive, ctx).on_rocm else "takes the fallback arm"
-        message = (
-            f"`{shown}` selects an NVIDIA architecture feature, but HIP-Clang never defines `__CUDA_ARCH__` "
-            f"(it evaluates as 0), so ROCm silently {outcome}; decide whether ROCm has the feature: "
-            "`|| defined(USE_ROCM)` (or a `__gfx*__`/`__HIP_ARCH_HAS_*__` test) or `&& !defined(USE_ROCM)`"
-        )
+        message = architecture_test_message(directive, ctx)
         self._report_condition(directive, ctx, message, fix=self._rocm_term_fix(directive, ctx))
 
 
-def _message(directive: Directive, macro: str, ctx: CudaContext) -> str:
-    on_rocm = arm_branch(directive, ctx).on_rocm
-    if on_rocm is False:
-        outcome = "so this test is false there and ROCm silently skips this arm"
-    elif on_rocm is True:
-        outcome = "so this test is true there and ROCm silently compiles this arm"
-    else:
-        outcome = "so ROCm's outcome of this test is an accident"
-    return (
-        f"`{macro}` is not defined by HIP-Clang (it evaluates as 0), {outcome}; decide which arm ROCm needs "
-        "and say so with `|| defined(USE_ROCM)` or `&& !defined(USE_ROCM)`"
-    )
-
-
 CudaVersionGate.valid = (
+    # A version read where ROCm never compiles it, or which the file defines for ROCm.
+    Valid(
+        "#ifndef USE_ROCM\nint v() { return CUDART_VERSION; }\n#endif\n#define CUDA_VERSION 12000\nint w = CUDA_VERSION;\n"
+    ),
     # The PyTorch-recommended explicit forms.
     Valid(
         "template <typename T>\n__device__ __forceinline__ T shfl_xor(T value, int lane_mask) {\n"
@@ -218,6 +214,10 @@ CudaVersionGate.valid = (
     Valid("int f() {\n  if constexpr (N) return 0; else return 1;\n#if CUDA_VERSION < 11000\n  return 2;\n#endif\n}\n"),
 )
 CudaVersionGate.invalid = (
+    Invalid(  # a version op: HIP defines no CUDA_VERSION (hipify renames it TORCH_HIP_VERSION, defined by no extension)
+        "#include <torch/extension.h>\n#include <cuda.h>\nint64_t cuda_version() { return CUDA_VERSION; }\n",
+        expect=("3:33-3:45",),
+    ),
     Invalid(
         """
         template <typename T>

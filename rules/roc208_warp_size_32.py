@@ -45,7 +45,8 @@ class WarpSize32(Rule):
     read at a lane index (`sums[lane_id]`); and, in any file, `static_assert(kWarpSize == 32)`. Blocks of 32 or 96
     threads sizing a warp-transposing `BlockLoad`/`BlockStore` (`constexpr int THREADS = 32`, `launch<32, 4, T>()`
     of a template whose collectives, or whose traits' collectives, it sizes); loops that start at a lane index and
-    stride 32 lanes (`for (i = lane * k; ...; i += 32 * k)`, warning).
+    stride 32 lanes (`for (i = lane * k; ...; i += 32 * k)`, or from 0 adding a lane; `threadIdx.x` is the lane
+    where the function names `threadIdx.y` its warp index, `wid = threadIdx.y`; warning).
 
     ## Why is this bad on ROCm?
     CDNA GPUs (MI100 to MI355) run 64-lane wavefronts; only RDNA runs wave32. HIP's `warpSize` docs and porting
@@ -390,5 +391,10 @@ WarpSize32.invalid = (
         """,
         expect=("3:28-3:40", "4:20-4:32"),
         message="warps per block",
+    ),
+    Invalid(  # a warp per block row (`wid = threadIdx.y`): the x index is the lane
+        "__global__ void k(const float* v, float* o, int n) {\n  int tid = threadIdx.x, wid = threadIdx.y;\n  float s = 0;\n"
+        "  for (int i = tid; i < n; i += 32) s += v[i];\n  o[wid] = __shfl_down(s, 1);\n}\n",
+        expect=("4:28-4:35",),
     ),
 )

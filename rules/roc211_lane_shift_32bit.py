@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from rocmlint.cuda.frontend import Anchors, CudaContext, Node
-from rocmlint.cuda.masks import is_lane_shift_32, lane_shift_offsets, lane_shift_rewrites, mask_fix
+from rocmlint.cuda.masks import (
+    is_lane_shift_32,
+    lane_shift_offsets,
+    lane_shift_rewrites,
+    mask_fix,
+    shifts_by_warp_size,
+)
 from rocmlint.cuda.warp import wave_size_at
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
@@ -13,12 +19,15 @@ class LaneShift32Bit(Rule):
     """
     ## What it does
     Flags lane-bit shifts on a 32-bit operand: `1 << lane`, `1u << (threadIdx.x % warpSize)`,
-    `1U << lane_id`, `(unsigned)1 << __lane_id()`, where the shift amount is a lane index.
+    `1U << lane_id`, `(unsigned)1 << __lane_id()`, where the shift amount is a lane index, and lane masks
+    shifted by an amount counted from the built-in `warpSize` (`0xffffffff >> (warpSize - len)`, the low
+    `len` lanes).
 
     ## Why is this bad on ROCm?
     Lane indices reach 63 on a 64-lane wave (GCN/CDNA). Shifting a 32-bit `1` by 32 or more is undefined
     behaviour and in practice yields garbage or zero, so lane masks built this way (for comparing with a
-    ballot, for prefix counts) are wrong for the upper half of the wave. HIP's porting guide has a
+    ballot, for prefix counts) are wrong for the upper half of the wave; `warpSize - len` is 64 - len there,
+    past 31 for every `len` below 33, and the 32-bit mask cannot name lanes 32-63 anyway. HIP's porting guide has a
     dedicated "Lane masks bit-shift" section recommending `1ull` or a 64-bit `lane_mask_t`
     (rocm-systems `hip_porting_guide.rst`). Shifts by other amounts (`1 << log2_size`) are not reported.
     Code only wave32 targets compile (the `#else` of `#if defined(__GFX9__)`, `__GFX11__`,
@@ -69,6 +78,13 @@ class LaneShift32Bit(Rule):
     def visit_binary_expression(self, node: Node, ctx: CudaContext) -> None:
         if not is_lane_shift_32(node, ctx) or wave_size_at(ctx, node) == 32:
             return  # lanes of a wave32 target stop at 31
+        if shifts_by_warp_size(node, ctx):
+            ctx.report(
+                node,
+                f"`{ctx.text(node)}` shifts a 32-bit mask by an amount counted from `warpSize`, which is 64 on CDNA: "
+                "the shift reaches 32 or more (undefined) and lanes 32-63 have no bit; build a 64-bit mask on ROCm",
+            )
+            return
         ctx.report(
             node,
             f"`{ctx.text(node)}` shifts a 32-bit value by a lane index, which reaches 63 on a 64-lane wave "
@@ -149,6 +165,16 @@ LaneShift32Bit.valid = (
           out[1] = (uint64_t)1 << __lane_id();
           out[2] = 1 << log2_size;
           out[3] = (1u << num_lanes) - 1;
+        }
+        """,
+    ),
+    # A 64-bit mask counted from `warpSize`, a 32-bit one from a 32 constant, and a right shift of data by a count.
+    Valid(
+        """
+        __device__ float low_lanes(float v, int len, unsigned bits, int n) {
+          const unsigned long long wide = ~0ull >> (warpSize - len);
+          const unsigned narrow = 0xffffffffu >> (32 - len);
+          return __shfl_down_sync(wide, v, 1) + (narrow & (bits >> n));
         }
         """,
     ),
@@ -256,6 +282,19 @@ LaneShift32Bit.invalid = (
         }
         """,
         expect=("2:16-2:41",),
+    ),
+    # The low `len` lanes of a 32-bit mask: `warpSize - len` reaches 63 on CDNA (no fix: the mask's type must widen).
+    Invalid(
+        """
+        template <typename T>
+        __device__ T warp_min(T value, int len) {
+          const uint32_t mask = (0xffffffff >> (warpSize - len));
+          return min(value, __shfl_down_sync(mask, value, 1));
+        }
+        """,
+        expect=("3:26-3:56",),
+        message="counted from `warpSize`",
+        no_fix=True,
     ),
     # Two bits per lane: no fix (a 64-bit `3ull` keeps bit 32 that the 32-bit shift drops at lane 31).
     Invalid(

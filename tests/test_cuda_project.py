@@ -800,6 +800,36 @@ def test_a_remap_covers_calls_with_its_argument_count_only(tmp_path):
     assert [line for code, line in _codes(root, "kernel.cu") if code == "ROC210"] == [4]
 
 
+def test_a_mask_read_only_by_a_remapped_shuffle_is_not_computed_for_rocm(tmp_path):
+    """A 32-bit mask counted from `warpSize` (ROC211) whose only reader is a shuffle the project's header spells
+    without a mask for ROCm: ROCm computes a value nothing of its own reads. Without the header it is reported."""
+    kernel = """
+        #include "compat.cuh"
+        __device__ float low_lanes(float v, int len) {
+          const uint32_t mask = 0xffffffff >> (warpSize - len);
+          return __shfl_down_sync(mask, v, 1);
+        }
+        """
+    remap = (
+        "#pragma once\n#ifdef USE_ROCM\n#define __shfl_down_sync(mask, val, offset) __shfl_down(val, offset)\n#endif\n"
+    )
+    ported = write_tree(tmp_path / "ported", {"compat.cuh": remap, "kernel.cu": kernel})
+    assert [line for code, line in _codes(ported, "kernel.cu") if code == "ROC211"] == []
+    unported = write_tree(tmp_path / "unported", {"compat.cuh": "#pragma once\n", "kernel.cu": kernel})
+    assert [line for code, line in _codes(unported, "kernel.cu") if code == "ROC211"] == [3]
+
+
+def test_a_toolkit_version_read_as_a_value_in_a_hipified_extension(tmp_path):
+    """torch's hipify renames `CUDA_VERSION` to `TORCH_HIP_VERSION`, which no extension build defines (ROC207); it may
+    rename the others to a HIP macro, so `CUDART_VERSION` is left alone there (not in a build nothing hipifies)."""
+    source = "#include <cuda.h>\nint64_t v() { return CUDA_VERSION; }\nint64_t r() { return CUDART_VERSION; }\n"
+    setup = "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('x', ['k.cpp'])\n"
+    hipified = write_tree(tmp_path / "ext", {"setup.py": setup, "k.cpp": source})
+    assert [line for code, line in _codes(hipified, "k.cpp") if code == "ROC207"] == [2]
+    plain = write_tree(tmp_path / "plain", {"k.cu": source})
+    assert [line for code, line in _codes(plain, "k.cu") if code == "ROC207"] == [2, 3]
+
+
 def test_a_warp_size_from_a_header_is_known_in_the_kernel(tmp_path):
     root = write_tree(
         tmp_path,

@@ -37,6 +37,23 @@ VALID = (
         }
         """,
     ),
+    # A warp per block row (`wid = threadIdx.y`): rows strided by 32 from the warp index, a column loop from 0 that
+    # adds no lane, and an x index in a function that names no warp index.
+    Valid(
+        """
+        __global__ void gemv(const float* a, float* out, int rows, int cols) {
+          float v = __shfl_xor(a[0], 1);
+          int tid = threadIdx.x, wid = threadIdx.y;
+          for (int j = 0; j < rows; j += 32) out[j + wid] = v;
+          for (int i = 0; i < cols; i += 32) out[i + 1] = a[tid];
+        }
+        __global__ void copy(const float* a, float* out, int n) {
+          float v = __shfl_xor(a[0], 1);
+          int row = threadIdx.y;
+          for (int i = 0; i < n; i += 32) out[i + threadIdx.x] = a[row] + v;
+        }
+        """,
+    ),
     # Warp-transposing collectives over whole 64-lane waves, or with the algorithm chosen per wave size; a 32 given
     # to a template parameter that neither sizes the collectives nor counts threads.
     Valid(
@@ -267,6 +284,25 @@ INVALID = (
         }
         """,
         expect=("3:25-3:41", "4:38-4:49", "5:32-5:39"),
+    ),
+    # A warp per block row (`wid = threadIdx.y`): the x index is the lane, from which a loop strides 32 lanes, or
+    # which a loop counting from 0 by 32 adds to its counter.
+    Invalid(
+        """
+        __global__ void gemv(const float* a, float* out, int rows, int cols) {
+          typedef cub::WarpReduce<float> WarpReduce;
+          int tid = threadIdx.x;
+          int wid = threadIdx.y;
+          float sum = 0.f;
+          for (int idx = tid; idx < cols; idx += 32) sum += a[idx];
+          for (int i = 0; i < cols; i += 32) {
+            int c = i + tid;
+            out[c * rows + wid] = sum;
+          }
+        }
+        """,
+        expect=("6:35-6:44", "7:29-7:36"),
+        message="strides a lane index by 32 lanes",
     ),
     # Blocks of 32-lane warps sizing warp-transposing collectives: a block-size constant, a literal size, and the
     # launch of a template whose block size sizes them (mamba's selective scan, bitsandbytes' blocksize-32 kernel).

@@ -1886,3 +1886,59 @@ def arch_arm_rocm_needs(ctx: CudaContext, offset: int) -> str | None:
         return None
     line = ctx.source.location_of_byte(ctx.source.bom_length + arm.start_byte).line
     return f"this `#if {arm.condition}` arm, line {line}, is all ROCm can run: its `#else` only traps, so a ROCm port opens it"
+
+
+def version_test_message(directive: Directive, macro: str, ctx: CudaContext) -> str:
+    """ROC207's message for an `#if` testing the toolkit's version macro `macro`: which arm ROCm takes by accident."""
+    on_rocm = arm_branch(directive, ctx).on_rocm
+    if on_rocm is False:
+        outcome = "so this test is false there and ROCm silently skips this arm"
+    elif on_rocm is True:
+        outcome = "so this test is true there and ROCm silently compiles this arm"
+    else:
+        outcome = "so ROCm's outcome of this test is an accident"
+    return (
+        f"`{macro}` is not defined by HIP-Clang (it evaluates as 0), {outcome}; decide which arm ROCm needs "
+        "and say so with `|| defined(USE_ROCM)` or `&& !defined(USE_ROCM)`"
+    )
+
+
+def architecture_test_message(directive: Directive, ctx: CudaContext) -> str:
+    """ROC207's message for an `#if` comparing `__CUDA_ARCH__`: which arm ROCm takes by accident."""
+    condition = " ".join(directive.condition.split())
+    shown = condition if len(condition) <= 60 else condition[:57] + "..."
+    outcome = "compiles this arm" if arm_branch(directive, ctx).on_rocm else "takes the fallback arm"
+    return (
+        f"`{shown}` selects an NVIDIA architecture feature, but HIP-Clang never defines `__CUDA_ARCH__` "
+        f"(it evaluates as 0), so ROCm silently {outcome}; decide whether ROCm has the feature: "
+        "`|| defined(USE_ROCM)` (or a `__gfx*__`/`__HIP_ARCH_HAS_*__` test) or `&& !defined(USE_ROCM)`"
+    )
+
+
+def toolkit_version_read(node: Node, ctx: CudaContext) -> str:
+    """ROC207's message for the CUDA toolkit's version macro `node` read in code (not in an `#if`: `return
+    CUDA_VERSION;`) where it is undeclared on ROCm, "" when it is not such a read: HIP-Clang defines none of them, and
+    torch's hipify renames `CUDA_VERSION` to `TORCH_HIP_VERSION`, which no torch extension build defines (see
+    `learning.HIPIFY_RENAMED_MACROS`). Not when the file, its headers or the ROCm build define the name."""
+    name = ctx.text(node)
+    if name not in CUDA_VERSION_MACROS or _in_directive_test(node, ctx) or ctx.define(name, node) is not None:
+        return ""
+    if not ctx.hipified_build:
+        why = "HIP-Clang does not define it"
+    elif name == "CUDA_VERSION":
+        why = "torch's hipify renames it `TORCH_HIP_VERSION`, which no extension build defines"
+    else:
+        return ""  # hipify may rename the others to a HIP macro HIP-Clang defines
+    return (
+        f"`{name}` is read as a value where ROCm compiles it, but {why}: an undeclared identifier there; read "
+        "`HIP_VERSION` (hip/hip_version.h) in a `USE_ROCM` arm"
+    )
+
+
+def _in_directive_test(node: Node, ctx: CudaContext) -> bool:
+    """`node` is in the test of an `#if`/`#ifdef`/`#elif` (the directives' own business), not in the code they hold."""
+    for ancestor in ctx.ancestors(node):
+        tested = ancestor.child_by_field_name("condition") or ancestor.child_by_field_name("name")
+        if ancestor.type.startswith("preproc_") and tested is not None:
+            return tested.start_byte <= node.start_byte < tested.end_byte
+    return False

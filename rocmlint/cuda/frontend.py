@@ -510,7 +510,9 @@ class CudaContext:
     def feeds_only_rocm_gated(self, span: Span) -> bool:
         """Whether `span` lies in the initialiser of a local variable whose every later use sits where a ROCm
         build never compiles (`int groupMask = 15 << (threadIdx.x & 31);` read only by `__shfl_xor_sync` in the
-        `#else` arms of `#ifdef USE_ROCM`): ROCm computes a value nothing reads. An unused variable is not."""
+        `#else` arms of `#ifdef USE_ROCM`), or in a call the project remaps for ROCm (`project_alias`: a mask read
+        only by `__shfl_down_sync`, which a header defines as `__shfl_down(val, offset)` there): ROCm computes a value
+        only the NVIDIA code or the project's own ROCm spelling reads. An unused variable is not."""
         if self._tree is None or span.end_byte <= span.start_byte:
             return False
         node = self.tree.root_node.descendant_for_byte_range(span.start_byte, span.end_byte)
@@ -523,7 +525,7 @@ class CudaContext:
         uses = self.local_uses(declarator)
         if not uses:
             return False  # not a local of a block, or never read
-        return all(self.is_rocm_gated(use) for use in uses)
+        return all(self.is_rocm_gated(use) or self.project_alias(use) is not None for use in uses)
 
     def defines_read_only_off_rocm(self, span: Span) -> bool:
         """Whether `span` lies in an `#if` chain whose arms only define macros (`LD_NC_V1` as one PTX load or another by

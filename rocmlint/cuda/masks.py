@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from rocmlint.cuda.frontend import ByteSpan, CudaContext, Define, Node, Span
 from rocmlint.cuda.preprocessor import parse_int
-from rocmlint.cuda.syntax import definitions_of, without_parentheses
+from rocmlint.cuda.syntax import definitions_of, is_builtin_warpsize, without_parentheses
 from rocmlint.cuda.values import START, Trace
 from rocmlint.diagnostics import Fix
 
@@ -1002,21 +1002,42 @@ def bit_intrinsic_rewrites(call: Node, ctx: CudaContext) -> list[Rewrite]:
 
 
 def is_lane_shift_32(shift: Node, ctx: CudaContext) -> bool:
-    """`1 << lane`, `1u << (threadIdx.x % warpSize)`: a 32-bit constant shifted by a lane index."""
+    """`1 << lane`, `1u << (threadIdx.x % warpSize)`, `0xffffffff >> (warpSize - len)`: a 32-bit constant shifted by
+    a lane index, or by an amount counted from the built-in `warpSize` (`shifts_by_warp_size`)."""
     operator = shift.child_by_field_name("operator")
-    if shift.type != "binary_expression" or operator is None or ctx.text(operator) != "<<":
+    if shift.type != "binary_expression" or operator is None or ctx.text(operator) not in ("<<", ">>"):
         return False
     left, right = shift.child_by_field_name("left"), shift.child_by_field_name("right")
-    return left is not None and right is not None and _is_lane_index(right, ctx) and _constant_width(left, ctx) == 32
+    if left is None or right is None or _constant_width(left, ctx) != 32:
+        return False
+    return _is_lane_index(right, ctx) or _counted_from_warp_size(right, ctx)
+
+
+def shifts_by_warp_size(shift: Node, ctx: CudaContext) -> bool:
+    """The lane shift's amount is counted from the built-in `warpSize` (`0xffffffff >> (warpSize - len)`, a mask of
+    the low `len` lanes): 64 on CDNA, so the amount reaches 63 and a 32-bit mask cannot hold the lanes."""
+    right = shift.child_by_field_name("right")
+    return right is not None and _counted_from_warp_size(right, ctx)
+
+
+def _counted_from_warp_size(amount: Node, ctx: CudaContext) -> bool:
+    """`warpSize`, `warpSize - len`, `(warpSize - 1) - lane`: the built-in `warpSize` less something."""
+    amount = without_parentheses(amount)
+    if amount.type == "identifier":
+        return is_builtin_warpsize(amount, ctx)
+    operator, left = amount.child_by_field_name("operator"), amount.child_by_field_name("left")
+    if amount.type != "binary_expression" or operator is None or left is None or ctx.text(operator) != "-":
+        return False
+    return _counted_from_warp_size(left, ctx)
 
 
 def lane_shift_offsets(ctx: CudaContext) -> list[int]:
-    """The `<<` that may shift by a lane index (`is_lane_shift_32`): its shift amount names a lane (`lane`, `laneId`,
-    `__lane_id()`) or reduces by a warp size (`% warpSize`, `& (WAVE_SIZE - 1)`), so the text from it to the
+    """The `<<` or `>>` that may shift by a lane index (`is_lane_shift_32`): its shift amount names a lane (`lane`,
+    `laneId`, `__lane_id()`) or a warp size (`% warpSize`, `& (WAVE_SIZE - 1)`, `warpSize - len`), so the text from it to the
     statement's `;` spells `lane`, `warp` or `wave` in some case (`std::cout << x;` needs no parse)."""
     content = ctx.content
     found = []
-    for start in ctx.offsets(b"<<"):
+    for start in sorted(ctx.offsets(b"<<", b">>")):
         end = content.find(b";", start)
         amount = content[start : end if end >= 0 else len(content)].lower()
         if b"lane" in amount or b"warp" in amount or b"wave" in amount:

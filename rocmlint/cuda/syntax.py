@@ -532,6 +532,14 @@ def _is_template_type_parameter(node: Node, ctx: CudaContext) -> bool:
     return False
 
 
+def is_builtin_warpsize(node: Node, ctx: CudaContext) -> bool:
+    """Whether `node` is `warpSize` naming HIP's built-in: not a member of the code's own class or namespace
+    (`DeviceTraits::warpSize`, a `static constexpr` a header may set to 64 for HIP; `cfg.warpSize` is a field, never an
+    identifier), nor a template parameter or variable of the code's own that shadows it where it is used. `::warpSize`
+    is the built-in."""
+    return ctx.text(node) == "warpSize" and not is_scoped_member(node) and ctx.declaration_of(node) is None
+
+
 def is_scoped_member(node: Node) -> bool:
     """Whether `node` is the name in `X::name` (`DeviceTraits::warpSize`, `ns::cfg::warpSize`): a member of a named
     class or namespace, the code's own, not the global name it spells. `::name` names the global one."""

@@ -32,7 +32,7 @@ from rocmlint.cuda.syntax import (
     binary_parts,
     constant_context,
     identifiers_in,
-    is_scoped_member,
+    is_builtin_warpsize,
     loop_counter,
     operator_with_literal,
 )
@@ -1072,14 +1072,6 @@ def device_wave_size_macros(ctx: CudaContext) -> frozenset[str]:
     return found
 
 
-def is_builtin_warpsize(node: Node, ctx: CudaContext) -> bool:
-    """Whether `node` is `warpSize` naming HIP's built-in: not a member of the code's own class or namespace
-    (`DeviceTraits::warpSize`, a `static constexpr` a header may set to 64 for HIP; `cfg.warpSize` is a field, never an
-    identifier), nor a template parameter or variable of the code's own that shadows it where it is used. `::warpSize`
-    is the built-in."""
-    return ctx.text(node) == "warpSize" and not is_scoped_member(node) and ctx.declaration_of(node) is None
-
-
 def constant_warpsize_uses(ctx: CudaContext, span: Span) -> list[Node]:
     """The names in `span` standing for HIP's `warpSize` (itself or a macro of this file defined as it) where C++
     needs a constant expression: what a fix replaces with a target's wave size."""
@@ -1114,24 +1106,47 @@ def _own_macros_for(ctx: CudaContext, values: frozenset[str]) -> set[str]:
 def lane_strided_by_32(loop: Node, ctx: CudaContext) -> Node | None:
     """The update of `for (i = lane * k; ...; i += 32 * k)` (or `i = lane; ...; i += 32`): a loop that starts at a
     lane index (a lane-named variable, or one initialised from `tid % 32` / `tid & 31`) and advances by 32 lanes
-    at a time; with the lane split fixed to 64-lane waves, lanes 32-63 cover the next iteration's elements too."""
+    at a time; with the lane split fixed to 64-lane waves, lanes 32-63 cover the next iteration's elements too.
+    Also `for (i = 0; ...; i += 32) { c = i + lane; ... }`: the lanes of one warp take the 32 elements from `i`."""
     counter = loop_counter(loop, ctx)
     update = loop.child_by_field_name("update")
     if counter is None or update is None or update.type != "assignment_expression":
         return None
     operator, target, step = (update.child_by_field_name(f) for f in ("operator", "left", "right"))
-    if operator is None or target is None or step is None or ctx.text(operator) != "+=":
-        return None
-    if ctx.text(target) != counter[0] or not _is_lane_index(counter[1], ctx):
+    if (
+        operator is None
+        or target is None
+        or step is None
+        or ctx.text(operator) != "+="
+        or ctx.text(target) != counter[0]
+    ):
         return None
     factors = _factors(bare(step), ctx)
     # A literal 32: a warp-size constant's stride follows the constant, whose definition is reported and fixed.
     lanes = next((f for f in factors if f.type == "number_literal" and ctx.int_value(f) == 32), None)
     if lanes is None:
         return None
+    if not _is_lane_index(counter[1], ctx):
+        return update if factors == [lanes] and _lanes_offset_from_zero(loop, counter, ctx) else None
     # The step is 32 times what each lane's start is scaled by: the lanes of one warp cover it once.
     scale = sorted(ctx.text(f) for f in _factors(bare(counter[1]), ctx)[1:])
     return update if sorted(ctx.text(f) for f in factors if f != lanes) == scale else None
+
+
+def _lanes_offset_from_zero(loop: Node, counter: tuple[str, Node], ctx: CudaContext) -> bool:
+    """The loop counts from 0 and its body adds a lane index to the counter (`int c = i + tid`)."""
+    body = loop.child_by_field_name("body")
+    if body is None or ctx.int_value(bare(counter[1])) != 0:
+        return False
+    for expression in ctx.descendants(body, "binary_expression"):
+        parts = binary_parts(expression, ctx)
+        if parts is None or parts[1] != "+":
+            continue
+        left, right = bare(parts[0]), bare(parts[2])
+        for mine, other in ((left, right), (right, left)):
+            if mine.type == "identifier" and ctx.text(mine) == counter[0] and _is_lane_index(other, ctx):
+                return True
+    return False
 
 
 def _factors(node: Node, ctx: CudaContext) -> list[Node]:
@@ -1143,15 +1158,37 @@ def _factors(node: Node, ctx: CudaContext) -> list[Node]:
 
 
 def _is_lane_index(value: Node, ctx: CudaContext) -> bool:
-    """The first factor of `value` is a lane: `lane`, `lane_id`, or a variable initialised from `x % 32`/`x & 31`."""
+    """The first factor of `value` is a lane: `lane`, `lane_id`, a variable initialised from `x % 32`/`x & 31`, or
+    `threadIdx.x` (or a variable holding it) in a function that names `threadIdx.y` its warp index."""
     first = _factors(bare(value), ctx)[0]
+    if builtin_index(first, ctx) == "threadIdx":
+        return _x_is_lane(first, ctx)
     if first.type != "identifier":
         return False
     if is_lane_or_warp_name(ctx.text(first)) and ctx.text(first).lower().startswith("lane"):
         return True
     found = initialiser(ctx, first, START)
+    if found is not None and builtin_index(bare(found[0]), ctx) == "threadIdx":
+        return _x_is_lane(bare(found[0]), ctx)
     split = lane_split(bare(found[0]), ctx) if found is not None else None
     return split is not None and split[1] in ("%", "&")
+
+
+def _x_is_lane(index: Node, ctx: CudaContext) -> bool:
+    """`index` is `threadIdx.x` and its function stores `threadIdx.y` as a warp index (`int wid = threadIdx.y`): each
+    row of the block is one warp, so the x index is the lane (a warp per row, each row reduced by a warp collective of
+    the hardware width)."""
+    field = index.child_by_field_name("field")
+    function = ctx.function_of(index)
+    if field is None or ctx.text(field) != "x" or function is None:
+        return False
+    for declarator in ctx.descendants(function, "init_declarator"):
+        name, stored = declarator.child_by_field_name("declarator"), declarator.child_by_field_name("value")
+        if name is None or stored is None or not is_lane_or_warp_name(ctx.text(name)):
+            continue
+        if not ctx.text(name).lower().startswith("lane") and ctx.text(bare(stored)) == "threadIdx.y":
+            return True
+    return False
 
 
 def define_used_as_warp(define: Define, ctx: CudaContext) -> str | None:
