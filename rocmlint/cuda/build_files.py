@@ -37,6 +37,7 @@ NVIDIA_WORDS = frozenset(
         "NVCC",
         "NV",
         "NVIDIA",
+        "NVGPU",  # the NVIDIA twin of AMDGPU: `#ifdef USE_NVGPU ... #elif defined USE_AMDGPU`
         "CUBLAS",
         "CUBLASLT",
         "CUDNN",
