@@ -33,7 +33,10 @@ def test_nvgpu_names_nvidia_as_amdgpu_names_amd():
 def test_a_header_only_the_nvgpu_arm_includes_is_not_compiled_on_rocm(tmp_path):
     root = write_tree(tmp_path, _BACKEND_CHAIN)
     view = CudaProject.build(root).view(str(root / "sim_nvgpu.cuh"))
-    assert (view.base.on_rocm, view.base_evidence) == (False, "wrapper.cpp:2: included only where ROCm does not compile")
+    assert (view.base.on_rocm, view.base_evidence) == (
+        False,
+        "wrapper.cpp:2: included only where ROCm does not compile",
+    )
     assert _codes(root, "sim_nvgpu.cuh") == []
     # Included outside the chain, it is compiled on ROCm: its CUDA header is reported.
     root = write_tree(tmp_path / "plain", {**_BACKEND_CHAIN, "other.cpp": '#include "sim_nvgpu.cuh"\n'})
