@@ -41,3 +41,56 @@ def test_a_header_only_the_nvgpu_arm_includes_is_not_compiled_on_rocm(tmp_path):
     # Included outside the chain, it is compiled on ROCm: its CUDA header is reported.
     root = write_tree(tmp_path / "plain", {**_BACKEND_CHAIN, "other.cpp": '#include "sim_nvgpu.cuh"\n'})
     assert _codes(root, "sim_nvgpu.cuh") == [("ROC204", 1)]
+
+
+# An automake library whose backends are make fragments, each included only under its configure switch; paths in
+# a fragment are relative to the `Makefile.am` including it, and the CUDA headers are found through `-I` alone.
+_AUTOMAKE_BACKENDS = {
+    "configure.ac": """
+        AM_CONDITIONAL([BUILD_GPU_A], [test x${have_cuda} = xyes])
+        AM_CONDITIONAL([BUILD_GPU_B], [test x${have_hip} = xyes])
+        """,
+    "Makefile.am": "lib_LTLIBRARIES = libx.la\nlibx_la_SOURCES = src/core.c\ninclude $(top_srcdir)/src/Makefile.mk\n",
+    "src/Makefile.mk": "include $(top_srcdir)/src/cuda/Makefile.mk\ninclude $(top_srcdir)/src/hip/Makefile.mk\n",
+    "src/cuda/Makefile.mk": """
+        if BUILD_GPU_A
+        include $(top_srcdir)/src/cuda/hooks/Makefile.mk
+        endif !BUILD_GPU_A
+        """,
+    "src/cuda/hooks/Makefile.mk": """
+        AM_CPPFLAGS += -I$(top_srcdir)/src/cuda/include
+        libx_la_SOURCES += src/cuda/hooks/init.c
+        """,
+    "src/cuda/hooks/init.c": '#include "x_cudai.h"\n',
+    "src/cuda/include/x_cudai.h": "#include <x_cudai_base.h>\n",
+    "src/cuda/include/x_cudai_base.h": "#include <cuda_runtime_api.h>\n",
+    "src/hip/Makefile.mk": """
+        if BUILD_GPU_B
+        libx_la_SOURCES += src/hip/init.c
+        endif !BUILD_GPU_B
+        """,
+    "src/hip/init.c": "#include <hip/hip_runtime_api.h>\n",
+    "src/core.c": "",
+}
+
+
+def test_a_fragment_automake_includes_under_one_vendors_switch_is_that_vendors(tmp_path):
+    root = write_tree(tmp_path, _AUTOMAKE_BACKENDS)
+    project = CudaProject.build(root)
+    hooks = project.view(str(root / "src/cuda/hooks/init.c"))
+    assert (hooks.base.on_rocm, hooks.base_evidence) == (
+        False,
+        "src/cuda/hooks/Makefile.mk:2: the build compiles it for NVIDIA only",
+    )
+    # Found only through the NVIDIA fragment's `-I`, from a header only NVIDIA compiles.
+    assert project.view(str(root / "src/cuda/include/x_cudai_base.h")).base.on_rocm is False
+    assert _codes(root, "src/cuda/include/x_cudai_base.h") == []
+    assert project.view(str(root / "src/hip/init.c")).base.on_rocm is not False
+    assert project.view(str(root / "src/core.c")).base.on_rocm is not False
+
+
+def test_a_fragment_included_outside_any_switch_keeps_its_sources_for_rocm(tmp_path):
+    unswitched = "include $(top_srcdir)/src/cuda/hooks/Makefile.mk\n"
+    root = write_tree(tmp_path, {**_AUTOMAKE_BACKENDS, "src/cuda/Makefile.mk": unswitched})
+    assert CudaProject.build(root).view(str(root / "src/cuda/hooks/init.c")).base.on_rocm is not False
+    assert _codes(root, "src/cuda/include/x_cudai_base.h") == [("ROC204", 1)]

@@ -2238,6 +2238,7 @@ def makefile_facts(
     read_elsewhere: frozenset[str] = frozenset(),
     automake_conditionals: Mapping[str, str] | None = None,
     hip_twin: bool = False,
+    fragment: AutomakeFragment | None = None,
 ) -> BuildFacts:
     """The macros a Makefile or make fragment (`*.mk`) defines per vendor: the `-D` flags of its variable
     assignments (`CXXFLAGS += -DUSE_ROCM -DCUDA_VERSION=11000`) and recipes. Their vendor is the file's (a
@@ -2248,13 +2249,15 @@ def makefile_facts(
     `_make_source_sets`). An automake input's `if NAME` blocks are read as make's are, each with the vendor
     `rocmlint/cuda/automake.py` finds (`automake_conditionals`: the vendors of configure's `AM_CONDITIONAL`s).
     `hip_twin`: a Makefile of a sibling folder compiles with hipcc alone (`src/hip/Makefile` beside `src/cuda/`), the
-    twin program a Makefile running nvcc alone over its folder's tree is ported to (`_nvcc_program_recipe`)."""
+    twin program a Makefile running nvcc alone over its folder's tree is ported to (`_nvcc_program_recipe`).
+    `fragment`: an automake input includes this fragment (`automake_fragments`), which is then automake's too."""
     stem, suffix = os.path.splitext(os.path.basename(path))
     named = stem if suffix == ".mk" else _folder_name(path, root)
     lines = list(_make_lines(text))
     hip = any(_HIPCC.search(logical) for _, logical in lines)
     nvcc = any(_NVCC.search(logical) for _, logical in lines)
-    file_vendor = vendor_of_words(named) or ("rocm" if hip and not nvcc else None)
+    inherited = fragment.vendor if fragment is not None else None
+    file_vendor = inherited or vendor_of_words(named) or ("rocm" if hip and not nvcc else None)
     raw = text.splitlines()
     recipes = frozenset(line for line, _ in lines if raw[line - 1].startswith("\t"))
     defines: list[BuildDefine] = []
@@ -2268,7 +2271,7 @@ def makefile_facts(
             line: (kind, arms)
             for line, kind, arms in automake_arm_vendors(lines, automake_conditionals or {}, vendor_of_words)
         }
-        if is_automake_file(path)
+        if is_automake_file(path) or fragment is not None
         else {}
     )
     for line, logical in lines:
@@ -2305,19 +2308,110 @@ def makefile_facts(
     variable_vendors = vendors_reading(lines, recipes, blocks_by_line, read_elsewhere)
     make_vendor = file_vendor or _nvcc_only(hip, nvcc, hipified)
     sources = _make_source_sets(path, lines, blocks_by_line, variable_vendors, make_vendor)
+    if fragment is not None:  # automake reads a fragment's paths from the including `Makefile.am`'s folder
+        sources = tuple(_from_folder(s, fragment.srcdir) for s in sources)
     program = _nvcc_program_recipe(lines, recipes, blocks_by_line) if hip_twin and make_vendor == "nvidia" else 0
     if program:
         sources += (SourceSet("**", "nvidia", path, program),)
     sources = _compiled_by_one_vendors_rules(sources, _pattern_rule_vendors(lines, recipes))
     sources += _folders_dropped_for_rocm(path, lines, blocks_by_line)
+    folders = _make_include_folders(path, lines, fragment.srcdir if fragment else os.path.dirname(path))
     return BuildFacts(
         tuple(defines),
+        include_folders=tuple(SourceSet(f, file_vendor or blocks_by_line[line], path, line) for line, f in folders),
         sources=sources + _automake_folder(path, lines, automake, blocks_by_line),
         cuda_language=nvcc,
         hipify_folders=tuple(hipified.items()),
         make_source_lists=_make_source_list(path, lines),
         hipify_tool=hipify_tool_run(path, text),
     )
+
+
+class AutomakeFragment(NamedTuple):
+    """A make fragment an automake input includes: the folder its paths are relative to (the including
+    `Makefile.am`'s) and the vendor of the conditional arms its `include` sits in (None: any vendor's build)."""
+
+    srcdir: str
+    vendor: str | None
+
+
+def automake_fragments(make_texts: Mapping[str, str], conditionals: Mapping[str, str]) -> dict[str, AutomakeFragment]:
+    """The make fragments (`src/backend/cuda/Makefile.mk`) the automake inputs among `make_texts` include, directly
+    or through other such fragments (`include $(top_srcdir)/src/backend/cuda/Makefile.mk`): automake pastes them in
+    place, so their `if NAME` lines are automake's, their paths are relative to the including `Makefile.am`'s folder,
+    and an `include` inside one vendor's conditional arm (`if BUILD_CUDA_BACKEND`, from configure's
+    `AM_CONDITIONAL`s: `conditionals`) makes what the fragment lists that vendor's, as a CMake folder added only
+    under `if(USE_CUDA)` is."""
+    found: dict[str, AutomakeFragment] = {}
+    pending = [(path, AutomakeFragment(os.path.dirname(path), None)) for path in make_texts if is_automake_file(path)]
+    while pending:
+        path, outer = pending.pop()
+        lines = list(_make_lines(make_texts[path]))
+        arms = {line: (kind, a) for line, kind, a in automake_arm_vendors(lines, conditionals, vendor_of_words)}
+        blocks: list[list[str | None]] = []
+        for line, logical in lines:
+            if line in arms:
+                _enter_automake_line(blocks, *arms[line])
+                continue
+            included = _MAKE_INCLUDE.match(logical)
+            target = _included_fragment(included.group(1), path, outer.srcdir, make_texts) if included else None
+            if target is None or target in found or is_automake_file(target):
+                continue
+            found[target] = AutomakeFragment(outer.srcdir, outer.vendor or _block_vendor(blocks, None))
+            pending.append((target, found[target]))
+    return found
+
+
+def _included_fragment(named: str, includer: str, srcdir: str, make_texts: Mapping[str, str]) -> str | None:
+    """The make file an automake `include` names: `$(srcdir)/x.mk` from the including `Makefile.am`'s folder,
+    `$(top_srcdir)/x.mk` from the package's top folder (the closest folder above holding the file), a plain path
+    from the including file's folder. None when it is no make file of the project."""
+    top = _TOP_SRCDIR.match(named)
+    if top is None:
+        plain = _SRCDIR.sub(srcdir, named) if _SRCDIR.match(named) else os.path.join(os.path.dirname(includer), named)
+        target = os.path.normpath(plain)
+        return target if target in make_texts else None
+    rest = named[top.end() :].lstrip("/")
+    folder = srcdir
+    while True:
+        target = os.path.normpath(os.path.join(folder, rest))
+        if target in make_texts:
+            return target
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
+# `include FILE` (automake's, and GNU make's), and the directory variables automake's includes start with.
+_MAKE_INCLUDE = re.compile(r"^include\s+(\S+)\s*$")
+_TOP_SRCDIR = re.compile(r"^\$[({]top_srcdir[)}]")
+_SRCDIR = re.compile(r"^\$[({]srcdir[)}]")
+
+
+def _make_include_folders(path: str, lines: list[tuple[int, str]], srcdir: str) -> list[tuple[int, str]]:
+    """(line, folder relative to the make file's folder) of each include folder its `-I` flags name by a plain path
+    or from automake's source folder (`AM_CPPFLAGS += -I$(top_srcdir)/src/backend/cuda/include`, `srcdir`: the
+    including `Makefile.am`'s folder); a folder named through another variable is left out."""
+    own = os.path.dirname(os.path.abspath(path))
+    found = []
+    for line, logical in lines:
+        for named in _INCLUDE_FLAG.findall(logical):
+            named = _SRCDIR.sub(srcdir, _TOP_SRCDIR.sub(srcdir, named.strip("\"'")))
+            if "$" not in named:
+                found.append((line, os.path.relpath(os.path.join(os.path.abspath(srcdir), named), own)))
+    return found
+
+
+# An include folder a compiler flag names: `-Iinclude`, `-I $(top_srcdir)/src/include`.
+_INCLUDE_FLAG = re.compile(r"(?<![\w-])-I\s*(\S+)")
+
+
+def _from_folder(sources: SourceSet, folder: str) -> SourceSet:
+    """`sources` with its pattern, written relative to `folder`, made relative to its build file's folder."""
+    own = os.path.dirname(os.path.abspath(sources.path))
+    pattern = os.path.relpath(os.path.join(os.path.abspath(folder), sources.pattern), own)
+    return replace(sources, pattern=pattern)
 
 
 def _folders_dropped_for_rocm(
