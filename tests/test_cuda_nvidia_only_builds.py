@@ -3,7 +3,7 @@ in rocmlint/cuda/project.py, rocmlint/cuda/build_files.py)."""
 
 from __future__ import annotations
 
-from rocmlint.cuda.build_files import vendor_of_words
+from rocmlint.cuda.build_files import cmake_facts, vendor_of_words
 from rocmlint.cuda.project import CudaProject
 from tests.test_cuda_project import _codes, write_tree
 
@@ -94,3 +94,38 @@ def test_a_fragment_included_outside_any_switch_keeps_its_sources_for_rocm(tmp_p
     root = write_tree(tmp_path, {**_AUTOMAKE_BACKENDS, "src/cuda/Makefile.mk": unswitched})
     assert CudaProject.build(root).view(str(root / "src/cuda/hooks/init.c")).base.on_rocm is not False
     assert _codes(root, "src/cuda/include/x_cudai_base.h") == [("ROC204", 1)]
+
+
+# A CMake library whose CUDA source and backend switch come from generator expressions over per-vendor options.
+_GENERATOR_SWITCHES = {
+    "CMakeLists.txt": """
+        option(XYZ_ENABLE_CUDA "CUDA" OFF)
+        option(XYZ_ENABLE_HIP "HIP" OFF)
+        add_library(gpu graph.cc $<IF:$<BOOL:${XYZ_ENABLE_CUDA}>, cuda_utils.cu,>)
+        target_compile_definitions(gpu PUBLIC
+                                   $<IF:$<BOOL:${XYZ_ENABLE_CUDA}>, XYZ_ENABLE_CUDA=1,>
+                                   $<IF:$<BOOL:${XYZ_ENABLE_HIP}>, XYZ_ENABLE_HIP=1,>)
+        """,
+    "graph.cc": '#include "gpu.h"\n',
+    "gpu.h": '#if defined(XYZ_ENABLE_CUDA)\n#include "cuda_utils.h"\n#endif\n',
+    "cuda_utils.cu": '#include "cuda_utils.h"\n',
+    "cuda_utils.h": "#include <cuda_runtime.h>\n",
+}
+
+
+def test_a_generator_expression_defines_its_words_only_where_its_option_is_on():
+    text = "target_compile_definitions(g PUBLIC $<IF:$<BOOL:${XYZ_ENABLE_CUDA}>, XYZ_ENABLE_CUDA=1,> PLAIN\n"
+    text += "  $<$<BOOL:${XYZ_FLOAT}>:XYZ_FLOAT=1>)\n"
+    defines = [(d.name, d.value, d.vendor) for d in cmake_facts("CMakeLists.txt", text).defines]
+    assert defines == [("XYZ_ENABLE_CUDA", "1", "nvidia"), ("XYZ_FLOAT", "1", None), ("PLAIN", None, None)]
+
+
+def test_a_source_and_a_header_only_a_cuda_option_builds_are_nvidias(tmp_path):
+    root = write_tree(tmp_path, _GENERATOR_SWITCHES)
+    project = CudaProject.build(root)
+    assert project.view(str(root / "cuda_utils.cu")).base.on_rocm is False
+    assert project.view(str(root / "cuda_utils.h")).base.on_rocm is False
+    assert _codes(root, "cuda_utils.h") == []
+    # The same header included outside the switch is compiled on ROCm.
+    root = write_tree(tmp_path / "open", {**_GENERATOR_SWITCHES, "gpu.h": '#include "cuda_utils.h"\n'})
+    assert _codes(root, "cuda_utils.h") == [("ROC204", 1)]

@@ -1195,16 +1195,17 @@ _WORD = re.compile(r"[A-Za-z_]\w*")
 def _vendor_switched_sources(words: list[str]) -> Iterator[tuple[str, str]]:
     """(source, vendor) of each generator expression listing a source under a switch named for one vendor
     (`$<$<BOOL:${XYZ_ENABLE_CUDA}>:src/backend_cuda.cu>`, `$<${USE_HIP}:k.hip>`): the build compiles it for that
-    vendor only."""
-    for word in words:
-        switched = _SWITCHED_SOURCE.fullmatch(word)
-        if switched is None:
-            continue
-        source, vendor = _in_build_folder(switched.group(2)), vendor_of_words(switched.group(1))
-        if vendor is not None and source.endswith(_SOURCE_SUFFIXES) and "$" not in source:
-            yield source, vendor
+    vendor only; `$<IF:$<BOOL:${XYZ_ENABLE_CUDA}>, cuda_utils.cu,>` lists it so too."""
+    switched_words = [(m.group(1), m.group(2)) for word in words if (m := _SWITCHED_SOURCE.fullmatch(word))]
+    chosen = [(switch, then) for switch, then in _BOOL_IF.findall(" ".join(words))]
+    for switch, then in switched_words + chosen:
+        vendor = vendor_of_words(switch)
+        for source in (_in_build_folder(word) for word in then.split()):
+            if vendor is not None and source.endswith(_SOURCE_SUFFIXES) and "$" not in source:
+                yield source, vendor
 
 
+_BOOL_IF = re.compile(r"\$<IF:\$<BOOL:\$\{(\w+)\}>\s*,\s*([^,>]*),[^>]*>")
 _SWITCHED_SOURCE = re.compile(r"\$<(?:\$<BOOL:)?\$\{(\w+)\}>?:([^<>$]+|\$\{CMAKE_CURRENT_\w+_DIR\}/[^<>$]+)>")
 
 
@@ -2102,7 +2103,11 @@ def _cmake_defines(command: str, arguments: str, vendor: str | None, path: str, 
     words = arguments.replace('"', " ").split()
     if command == "target_compile_definitions":
         words = words[1:]  # the target
-    for word in words:
+    joined = " ".join(words)
+    for switch, then in _BOOL_SWITCHED.findall(joined):
+        # `$<IF:$<BOOL:${XYZ_ENABLE_CUDA}>, XYZ_ENABLE_CUDA=1,>`: defined only where the option named for NVIDIA is on.
+        yield from _cmake_defines("add_compile_definitions", then, vendor or vendor_of_words(switch), path, line)
+    for word in _BOOL_SWITCHED.sub(" ", joined).split():
         if word in _CMAKE_KEYWORDS or "$" in word:
             continue
         name, _, value = word.removeprefix("-D").partition("=")
@@ -2110,6 +2115,11 @@ def _cmake_defines(command: str, arguments: str, vendor: str | None, path: str, 
             continue
         if re.fullmatch(r"[A-Za-z_]\w*", name):
             yield BuildDefine(name, value or None, vendor, path, line)
+
+
+# A generator expression giving its words only where a CMake option is on: `$<IF:$<BOOL:${OPT}>, WORDS, ELSE>` or
+# `$<$<BOOL:${OPT}>:WORDS>` (the option, then its words; what the other arm gives is left out).
+_BOOL_SWITCHED = re.compile(r"\$<(?:IF:)?\$<BOOL:\$\{(\w+)\}>\s*[,:]\s*([^,>]*)(?:,[^>]*)?>")
 
 
 # A variable set to a project folder (`set(PROJECT_ROOT ${CMAKE_CURRENT_LIST_DIR})`, `.../src`) and its value.
