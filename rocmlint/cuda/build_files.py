@@ -37,6 +37,7 @@ NVIDIA_WORDS = frozenset(
         "NVCC",
         "NV",
         "NVIDIA",
+        "NVGPU",  # the NVIDIA twin of AMDGPU: `#ifdef USE_NVGPU ... #elif defined USE_AMDGPU`
         "CUBLAS",
         "CUBLASLT",
         "CUDNN",
@@ -1194,16 +1195,17 @@ _WORD = re.compile(r"[A-Za-z_]\w*")
 def _vendor_switched_sources(words: list[str]) -> Iterator[tuple[str, str]]:
     """(source, vendor) of each generator expression listing a source under a switch named for one vendor
     (`$<$<BOOL:${XYZ_ENABLE_CUDA}>:src/backend_cuda.cu>`, `$<${USE_HIP}:k.hip>`): the build compiles it for that
-    vendor only."""
-    for word in words:
-        switched = _SWITCHED_SOURCE.fullmatch(word)
-        if switched is None:
-            continue
-        source, vendor = _in_build_folder(switched.group(2)), vendor_of_words(switched.group(1))
-        if vendor is not None and source.endswith(_SOURCE_SUFFIXES) and "$" not in source:
-            yield source, vendor
+    vendor only; `$<IF:$<BOOL:${XYZ_ENABLE_CUDA}>, cuda_utils.cu,>` lists it so too."""
+    switched_words = [(m.group(1), m.group(2)) for word in words if (m := _SWITCHED_SOURCE.fullmatch(word))]
+    chosen = [(switch, then) for switch, then in _BOOL_IF.findall(" ".join(words))]
+    for switch, then in switched_words + chosen:
+        vendor = vendor_of_words(switch)
+        for source in (_in_build_folder(word) for word in then.split()):
+            if vendor is not None and source.endswith(_SOURCE_SUFFIXES) and "$" not in source:
+                yield source, vendor
 
 
+_BOOL_IF = re.compile(r"\$<IF:\$<BOOL:\$\{(\w+)\}>\s*,\s*([^,>]*),[^>]*>")
 _SWITCHED_SOURCE = re.compile(r"\$<(?:\$<BOOL:)?\$\{(\w+)\}>?:([^<>$]+|\$\{CMAKE_CURRENT_\w+_DIR\}/[^<>$]+)>")
 
 
@@ -2101,7 +2103,11 @@ def _cmake_defines(command: str, arguments: str, vendor: str | None, path: str, 
     words = arguments.replace('"', " ").split()
     if command == "target_compile_definitions":
         words = words[1:]  # the target
-    for word in words:
+    joined = " ".join(words)
+    for switch, then in _BOOL_SWITCHED.findall(joined):
+        # `$<IF:$<BOOL:${XYZ_ENABLE_CUDA}>, XYZ_ENABLE_CUDA=1,>`: defined only where the option named for NVIDIA is on.
+        yield from _cmake_defines("add_compile_definitions", then, vendor or vendor_of_words(switch), path, line)
+    for word in _BOOL_SWITCHED.sub(" ", joined).split():
         if word in _CMAKE_KEYWORDS or "$" in word:
             continue
         name, _, value = word.removeprefix("-D").partition("=")
@@ -2109,6 +2115,11 @@ def _cmake_defines(command: str, arguments: str, vendor: str | None, path: str, 
             continue
         if re.fullmatch(r"[A-Za-z_]\w*", name):
             yield BuildDefine(name, value or None, vendor, path, line)
+
+
+# A generator expression giving its words only where a CMake option is on: `$<IF:$<BOOL:${OPT}>, WORDS, ELSE>` or
+# `$<$<BOOL:${OPT}>:WORDS>` (the option, then its words; what the other arm gives is left out).
+_BOOL_SWITCHED = re.compile(r"\$<(?:IF:)?\$<BOOL:\$\{(\w+)\}>\s*[,:]\s*([^,>]*)(?:,[^>]*)?>")
 
 
 # A variable set to a project folder (`set(PROJECT_ROOT ${CMAKE_CURRENT_LIST_DIR})`, `.../src`) and its value.
@@ -2252,6 +2263,7 @@ def makefile_facts(
     automake_conditionals: Mapping[str, str] | None = None,
     hip_twin: bool = False,
     builds_named_by_vendor: bool = False,
+    fragment: AutomakeFragment | None = None,
 ) -> BuildFacts:
     """The macros a Makefile or make fragment (`*.mk`) defines per vendor: the `-D` flags of its variable
     assignments (`CXXFLAGS += -DUSE_ROCM -DCUDA_VERSION=11000`) and recipes. Their vendor is the file's (a
@@ -2265,13 +2277,15 @@ def makefile_facts(
     twin program a Makefile running nvcc alone over its folder's tree is ported to (`_nvcc_program_recipe`).
     `builds_named_by_vendor`: the project names its Makefiles after the vendor each builds for, both vendors
     (`makefiles_named_by_vendor`), so that the `-D` flags of `Makefile.cuda` are NVIDIA's even where it is the
-    only Makefile of its folder: the ROCm build of that folder, where there is one, is a `Makefile.hip`."""
+    only Makefile of its folder: the ROCm build of that folder, where there is one, is a `Makefile.hip`.
+    `fragment`: an automake input includes this fragment (`automake_fragments`), which is then automake's too."""
     stem, suffix = os.path.splitext(os.path.basename(path))
     named = stem if suffix == ".mk" else _folder_name(path, root)
     lines = list(_make_lines(text))
     hip = any(_HIPCC.search(logical) for _, logical in lines)
     nvcc = any(_NVCC.search(logical) for _, logical in lines)
-    file_vendor = vendor_of_words(named) or ("rocm" if hip and not nvcc else None)
+    inherited = fragment.vendor if fragment is not None else None
+    file_vendor = inherited or vendor_of_words(named) or ("rocm" if hip and not nvcc else None)
     # The vendor of the definitions; the sources keep the file's (a program only a `Makefile.cuda` builds is for
     # the build readers of programs to place, `_nvcc_only`).
     defines_vendor = file_vendor or (_named_vendor(path) if builds_named_by_vendor else None)
@@ -2288,7 +2302,7 @@ def makefile_facts(
             line: (kind, arms)
             for line, kind, arms in automake_arm_vendors(lines, automake_conditionals or {}, vendor_of_words)
         }
-        if is_automake_file(path)
+        if is_automake_file(path) or fragment is not None
         else {}
     )
     for line, logical in lines:
@@ -2325,19 +2339,110 @@ def makefile_facts(
     variable_vendors = vendors_reading(lines, recipes, blocks_by_line, read_elsewhere)
     make_vendor = file_vendor or _nvcc_only(hip, nvcc, hipified)
     sources = _make_source_sets(path, lines, blocks_by_line, variable_vendors, make_vendor)
+    if fragment is not None:  # automake reads a fragment's paths from the including `Makefile.am`'s folder
+        sources = tuple(_from_folder(s, fragment.srcdir) for s in sources)
     program = _nvcc_program_recipe(lines, recipes, blocks_by_line) if hip_twin and make_vendor == "nvidia" else 0
     if program:
         sources += (SourceSet("**", "nvidia", path, program),)
     sources = _compiled_by_one_vendors_rules(sources, _pattern_rule_vendors(lines, recipes))
     sources += _folders_dropped_for_rocm(path, lines, blocks_by_line)
+    folders = _make_include_folders(path, lines, fragment.srcdir if fragment else os.path.dirname(path))
     return BuildFacts(
         tuple(defines),
+        include_folders=tuple(SourceSet(f, file_vendor or blocks_by_line[line], path, line) for line, f in folders),
         sources=sources + _automake_folder(path, lines, automake, blocks_by_line),
         cuda_language=nvcc,
         hipify_folders=tuple(hipified.items()),
         make_source_lists=_make_source_list(path, lines),
         hipify_tool=hipify_tool_run(path, text),
     )
+
+
+class AutomakeFragment(NamedTuple):
+    """A make fragment an automake input includes: the folder its paths are relative to (the including
+    `Makefile.am`'s) and the vendor of the conditional arms its `include` sits in (None: any vendor's build)."""
+
+    srcdir: str
+    vendor: str | None
+
+
+def automake_fragments(make_texts: Mapping[str, str], conditionals: Mapping[str, str]) -> dict[str, AutomakeFragment]:
+    """The make fragments (`src/backend/cuda/Makefile.mk`) the automake inputs among `make_texts` include, directly
+    or through other such fragments (`include $(top_srcdir)/src/backend/cuda/Makefile.mk`): automake pastes them in
+    place, so their `if NAME` lines are automake's, their paths are relative to the including `Makefile.am`'s folder,
+    and an `include` inside one vendor's conditional arm (`if BUILD_CUDA_BACKEND`, from configure's
+    `AM_CONDITIONAL`s: `conditionals`) makes what the fragment lists that vendor's, as a CMake folder added only
+    under `if(USE_CUDA)` is."""
+    found: dict[str, AutomakeFragment] = {}
+    pending = [(path, AutomakeFragment(os.path.dirname(path), None)) for path in make_texts if is_automake_file(path)]
+    while pending:
+        path, outer = pending.pop()
+        lines = list(_make_lines(make_texts[path]))
+        arms = {line: (kind, a) for line, kind, a in automake_arm_vendors(lines, conditionals, vendor_of_words)}
+        blocks: list[list[str | None]] = []
+        for line, logical in lines:
+            if line in arms:
+                _enter_automake_line(blocks, *arms[line])
+                continue
+            included = _MAKE_INCLUDE.match(logical)
+            target = _included_fragment(included.group(1), path, outer.srcdir, make_texts) if included else None
+            if target is None or target in found or is_automake_file(target):
+                continue
+            found[target] = AutomakeFragment(outer.srcdir, outer.vendor or _block_vendor(blocks, None))
+            pending.append((target, found[target]))
+    return found
+
+
+def _included_fragment(named: str, includer: str, srcdir: str, make_texts: Mapping[str, str]) -> str | None:
+    """The make file an automake `include` names: `$(srcdir)/x.mk` from the including `Makefile.am`'s folder,
+    `$(top_srcdir)/x.mk` from the package's top folder (the closest folder above holding the file), a plain path
+    from the including file's folder. None when it is no make file of the project."""
+    top = _TOP_SRCDIR.match(named)
+    if top is None:
+        plain = _SRCDIR.sub(srcdir, named) if _SRCDIR.match(named) else os.path.join(os.path.dirname(includer), named)
+        target = os.path.normpath(plain)
+        return target if target in make_texts else None
+    rest = named[top.end() :].lstrip("/")
+    folder = srcdir
+    while True:
+        target = os.path.normpath(os.path.join(folder, rest))
+        if target in make_texts:
+            return target
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
+# `include FILE` (automake's, and GNU make's), and the directory variables automake's includes start with.
+_MAKE_INCLUDE = re.compile(r"^include\s+(\S+)\s*$")
+_TOP_SRCDIR = re.compile(r"^\$[({]top_srcdir[)}]")
+_SRCDIR = re.compile(r"^\$[({]srcdir[)}]")
+
+
+def _make_include_folders(path: str, lines: list[tuple[int, str]], srcdir: str) -> list[tuple[int, str]]:
+    """(line, folder relative to the make file's folder) of each include folder its `-I` flags name by a plain path
+    or from automake's source folder (`AM_CPPFLAGS += -I$(top_srcdir)/src/backend/cuda/include`, `srcdir`: the
+    including `Makefile.am`'s folder); a folder named through another variable is left out."""
+    own = os.path.dirname(os.path.abspath(path))
+    found = []
+    for line, logical in lines:
+        for named in _INCLUDE_FLAG.findall(logical):
+            named = _SRCDIR.sub(srcdir, _TOP_SRCDIR.sub(srcdir, named.strip("\"'")))
+            if "$" not in named:
+                found.append((line, os.path.relpath(os.path.join(os.path.abspath(srcdir), named), own)))
+    return found
+
+
+# An include folder a compiler flag names: `-Iinclude`, `-I $(top_srcdir)/src/include`.
+_INCLUDE_FLAG = re.compile(r"(?<![\w-])-I\s*(\S+)")
+
+
+def _from_folder(sources: SourceSet, folder: str) -> SourceSet:
+    """`sources` with its pattern, written relative to `folder`, made relative to its build file's folder."""
+    own = os.path.dirname(os.path.abspath(sources.path))
+    pattern = os.path.relpath(os.path.join(os.path.abspath(folder), sources.pattern), own)
+    return replace(sources, pattern=pattern)
 
 
 def _folders_dropped_for_rocm(

@@ -108,6 +108,7 @@ from rocmlint.cuda.build_files import (
     BuildFacts,
     MakeSourceList,
     SourceSet,
+    automake_fragments,
     build_script_facts,
     cmake_cuda_only_options,
     cmake_dependent_cuda_options,
@@ -1263,7 +1264,7 @@ class CudaProject:
             return None  # most projects: no such folder at all
         if any(path.startswith(folder + os.sep) for folder in self._hipified_folders):
             return None
-        covering = [(f, s) for f, s in self._include_folders if path.startswith(f + os.sep)]
+        covering = [(f, s) for f, s in self._cmake_include_folders if path.startswith(f + os.sep)]
         most_specific = max(len(f) for f, _ in covering)
         deciding = [(f, s) for f, s in covering if len(f) == most_specific]
         if any(self._vendor_of(s) != "nvidia" for _, s in deciding):
@@ -1275,7 +1276,12 @@ class CudaProject:
 
     @cached_property
     def _rocm_include_folders(self) -> list[str]:
-        return [f for f, s in self._include_folders if self._vendor_of(s) == "rocm"]
+        return [f for f, s in self._cmake_include_folders if self._vendor_of(s) == "rocm"]
+
+    @cached_property
+    def _cmake_include_folders(self) -> list[tuple[str, SourceSet]]:
+        """The include folders of the CMake build: where one vendor's include path is told from the other's."""
+        return [(f, s) for f, s in self._include_folders if _build_system(s.path) == "cmake"]
 
     @cached_property
     def _nvidia_include_folders(self) -> list[tuple[str, SourceSet]]:
@@ -1283,7 +1289,7 @@ class CudaProject:
         its own (none otherwise: a build with no ROCm include path says nothing of its NVIDIA one)."""
         if "cmake" not in self._systems_building_rocm or not self._rocm_include_folders:
             return []
-        return [(f, s) for f, s in self._include_folders if self._vendor_of(s) == "nvidia"]
+        return [(f, s) for f, s in self._cmake_include_folders if self._vendor_of(s) == "nvidia"]
 
     def _included_by_name_only_where_rocm_does_not_compile(self, path: str, visiting: frozenset[str]) -> str:
         """Evidence that a header sitting right in a build include folder, which the include graph leaves unresolved
@@ -1358,7 +1364,8 @@ class CudaProject:
 
     @cached_property
     def _include_folders(self) -> list[tuple[str, SourceSet]]:
-        """(absolute folder, the build's set adding it) of every folder the CMake build puts on the include path."""
+        """(absolute folder, the build's set adding it) of every folder the CMake build or a make file (`-I` flags)
+        puts on the include path."""
         return [(_named_path(s), s) for s in self.build_facts.include_folders]
 
     def _found_without_nvidia_folder(self, folder: str) -> frozenset[str]:
@@ -2206,11 +2213,14 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
     make_reads = _make_reads_elsewhere(make_texts)
     hip_twins = _with_hip_twin_program(make_texts)
     conditionals = automake_conditional_vendors(autoconf.values(), vendor_of_words)
+    fragments = automake_fragments(make_texts, conditionals)
     named_by_vendor = makefiles_named_by_vendor(make_texts)
     merged = [
         f
         if isinstance(f, BuildFacts)
-        else makefile_facts(f, make_texts[f], str(root), make_reads[f], conditionals, f in hip_twins, named_by_vendor)
+        else makefile_facts(
+            f, make_texts[f], str(root), make_reads[f], conditionals, f in hip_twins, named_by_vendor, fragments.get(f)
+        )
         if f in make_texts
         else cmake_facts(f, cmake_texts[f], str(root), functions, globbing, off_on_rocm, unrun, configured, filelists)
         for f in build_facts
