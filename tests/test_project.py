@@ -7,9 +7,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from conftest import Result, write_tree
 
 from rocmlint.python.project import is_test_file
-from conftest import Result, write_tree
 
 
 @pytest.mark.parametrize(
