@@ -69,12 +69,12 @@ class CudaErrorText(Rule):
     `"CUDNN_STATUS_"` (as raised or lower-cased) searched with `in`/`not in`, `str.startswith`/`endswith`/`find`,
     `re.search`/`re.match`/`re.compile`, `pytest.raises(match=...)`, `assertRaisesRegex`, `assertIn`; the wording may
     come from a name assigned once or from a tuple a loop or `any(...)` iterates (its literal is reported).
-    Not flagged: vendor-neutral text (`"out of memory" in msg`, not `"XPU out of memory."`; beside it, a cuDNN
-    allocation failure is one more OOM), a match only picking the message logged (or the advice beside it in a table),
-    building or logging such a message (`raise RuntimeError("CUDA out of memory")`), `except
-    torch.cuda.OutOfMemoryError` (or an earlier one), checks also matching the ROCm spelling in the same condition, chain
-    (of `elif`s or conditional expressions), tuple (of patterns too) or pattern (`"CUDA out of memory" in msg or "HIP
-    out of memory" in msg`, `r"(CUDA|HIP) error"`, `isinstance(e, torch.cuda.OutOfMemoryError) or ...`).
+    Not flagged: vendor-neutral text (`"out of memory" in msg`, not `"XPU out of memory."`), a match only picking the
+    message logged (or the advice beside it in a table), building or logging such a message (`raise RuntimeError("CUDA
+    out of memory")`), `except torch.cuda.OutOfMemoryError` (or an earlier one), checks also matching the ROCm spelling
+    in the same condition, chain (of `elif`s or conditional expressions), tuple (of patterns too) or pattern (`"CUDA
+    out of memory" in msg or "HIP out of memory" in msg`, `r"(CUDA|HIP) error"`, `isinstance(e,
+    torch.cuda.OutOfMemoryError) or ...`).
 
     Test files are not checked: a suite mostly matches CUDA wording in errors it raises itself (mocks, fakes) or asserts
     the message of an error it provokes, which fails visibly on ROCm; a handler in the library silently stops matching.
@@ -184,7 +184,7 @@ def _matches_rocm_too(needle: Needle, wording: _Wording, site: ast.expr, ctx: Py
     texts.extend(text for condition in conditions for text in string_texts(ctx, condition))
     if any(_ROCM_WORDING.search(text) for text in texts):
         return True
-    if not (wording.out_of_memory or "alloc_failed" in needle.text.lower()):  # CUDNN_STATUS_ALLOC_FAILED: an OOM
+    if not wording.out_of_memory:
         return False
     if any(_VENDOR_NEUTRAL_OOM.search(text) and _cuda_wording(text) is None for text in texts):
         return True
