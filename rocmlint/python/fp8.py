@@ -1037,6 +1037,8 @@ def added_beside_fnuz(ctx: PythonContext, node: ast.expr) -> bool:
     if not ctx.contains(b"fnuz"):
         return False
     adding = ctx.parent(node)
+    if adding is None:
+        return False
     key = _starting_literal_key(ctx, adding)
     if key is None:
         if not isinstance(adding, ast.Call) or not any(argument is node for argument in adding.args):
@@ -1054,7 +1056,7 @@ def added_beside_fnuz(ctx: PythonContext, node: ast.expr) -> bool:
     return False
 
 
-def _starting_literal_key(ctx: PythonContext, literal: ast.AST | None) -> str | None:
+def _starting_literal_key(ctx: PythonContext, literal: ast.AST) -> str | None:
     """The sibling key of a list or set literal a name starts as (`dtypes = [torch.float8_e4m3fn]`): adding to it."""
     if not isinstance(literal, (ast.List, ast.Set)):
         return None
