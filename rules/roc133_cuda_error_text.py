@@ -72,9 +72,9 @@ class CudaErrorText(Rule):
     Not flagged: vendor-neutral text (`"out of memory" in msg`, not `"XPU out of memory."`), a match only picking the
     message logged (or the advice beside it in a table), building or logging such a message (`raise RuntimeError("CUDA
     out of memory")`), `except torch.cuda.OutOfMemoryError` (or an earlier one), checks also matching the ROCm spelling
-    in the same condition, chain, tuple (of patterns too) or pattern (`"CUDA out of memory" in msg or "HIP out of
-    memory" in msg`, `r"(CUDA|HIP) error"`, `isinstance(e, torch.cuda.OutOfMemoryError) or ...`,
-    `(re.compile("CUDA..."), re.compile("HIP..."))`).
+    in the same condition, chain (of `elif`s or conditional expressions), tuple (of patterns too) or pattern (`"CUDA
+    out of memory" in msg or "HIP out of memory" in msg`, `r"(CUDA|HIP) error"`, `isinstance(e,
+    torch.cuda.OutOfMemoryError) or ...`).
 
     Test files are not checked: a suite mostly matches CUDA wording in errors it raises itself (mocks, fakes) or asserts
     the message of an error it provokes, which fails visibly on ROCm; a handler in the library silently stops matching.

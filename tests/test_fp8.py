@@ -515,6 +515,22 @@ def test_a_fnuz_arm_behind_another_modules_setting(tmp_path: Path, setting: str,
         ),
         pytest.param("ok = []\nok.append(D)\nok.append(torch.bfloat16)\n", False, id="no-fnuz"),
         pytest.param(
+            "ok = [D]\nfor name in ('float8_e4m3fnuz',):\n    value = getattr(torch, name, None)\n    ok.append(value)\n",
+            True,
+            id="literal-then-fnuz-by-name",
+        ),
+        pytest.param(
+            "ok = [D]\nfor name in ('float8_e4m3fn',):\n    ok.append(getattr(torch, name))\n",
+            False,
+            id="literal-then-ocp-by-name",
+        ),
+        pytest.param(
+            "ok = [D]\nother = []\nfor name in ('float8_e4m3fnuz',):\n    other.append(getattr(torch, name))\n",
+            False,
+            id="fnuz-by-name-into-another-list",
+        ),
+        pytest.param("ok = [D]\nok.append(torch.float8_e4m3fnuz)\n", True, id="literal-then-fnuz"),
+        pytest.param(
             "def make(dtype):\n    return dtype\nq8 = make(D)\nq8_fnuz = make(torch.float8_e4m3fnuz)\n",
             True,
             id="registry-defined-by-one-def",

@@ -123,6 +123,21 @@ VALID = (
         """,
         path="test/test_dtype.py",
     ),
+    # A membership test's collection lists every format: OCP as a literal, FNUZ added by name where torch has it.
+    Valid(
+        """
+        import torch
+        def float8_types():
+            dtypes = [torch.float8_e4m3fn, torch.float8_e5m2]
+            for name in ("float8_e4m3fnuz", "float8_e5m2fnuz"):
+                value = getattr(torch, name, None)
+                if value is not None:
+                    dtypes.append(value)
+            return tuple(dtypes)
+        def is_fp8(tensor):
+            return tensor.dtype in float8_types()
+        """,
+    ),
     # A registry a def of the file fills with every format, FNUZ too (fp8.added_beside_fnuz): users pick from it.
     Valid(
         """

@@ -2575,6 +2575,12 @@ _GUARDED_DEEP_GEMM = "try:\n    import deep_gemm\nexcept ImportError:\n    deep_
         pytest.param("from nvidia import dali\nHAZARD()\n", NVIDIA_ONLY, id="from-nvidia-namespace"),
         pytest.param("import nvidia.cudnn.lib\nHAZARD()\n", NVIDIA_ONLY, id="nvidia-cuda-library-wheel"),
         pytest.param("from tensorrt_llm import LLM\nHAZARD()\n", NVIDIA_ONLY, id="tensorrt-llm"),
+        pytest.param(
+            "def check():\n    try:\n        import cudnn\n    except Exception as exc:\n        raise RuntimeError('no') from exc\n"
+            "    HAZARD()\n",
+            NVIDIA_ONLY,
+            id="cudnn-frontend-import-that-raises-otherwise",
+        ),
         pytest.param("import habana_frameworks.torch.core as htcore\nHAZARD()\n", NEVER, id="import-habana"),
         pytest.param("HAZARD()\nimport cutlass\n", BOTH, id="code-before-the-import"),
         pytest.param(

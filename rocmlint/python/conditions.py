@@ -204,9 +204,12 @@ def _tests_deciding(ctx: PythonContext, ancestor: ast.AST, child: ast.AST) -> li
 
 def chain_tests(ctx: PythonContext, node: ast.AST) -> list[ast.AST]:
     """The whole `and`/`or`/`not` condition `node` is part of; when that is the test of an `if`/`elif`,
-    every test of the chain instead (`if a in msg: ... elif b in msg: ...` tests both)."""
+    every test of the chain instead (`if a in msg: ... elif b in msg: ...` tests both), as for the test of a
+    conditional expression nested in another's `else` (`x if a in msg else y if b in msg else z`)."""
     condition = whole_condition(ctx, node)
     parent = ctx.parent(condition)
+    if isinstance(parent, ast.IfExp) and parent.test is condition:
+        return _conditional_expression_tests(ctx, parent)
     if not isinstance(parent, ast.If) or parent.test is not condition:
         return [condition]
     head = parent
@@ -217,6 +220,20 @@ def chain_tests(ctx: PythonContext, node: ast.AST) -> list[ast.AST]:
     while branch is not None:
         tests.append(branch.test)
         branch = _elif_of(ctx, branch)
+    return tests
+
+
+def _conditional_expression_tests(ctx: PythonContext, expression: ast.IfExp) -> list[ast.AST]:
+    """The tests of the chain of conditional expressions, each the `else` of the one before, that `expression` is
+    part of."""
+    head = expression
+    while isinstance(outer := ctx.parent(head), ast.IfExp) and outer.orelse is head:
+        head = outer
+    tests: list[ast.AST] = []
+    arm: ast.expr = head
+    while isinstance(arm, ast.IfExp):
+        tests.append(arm.test)
+        arm = arm.orelse
     return tests
 
 

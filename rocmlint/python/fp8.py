@@ -1031,21 +1031,58 @@ def added_beside_fnuz(ctx: PythonContext, node: ast.expr) -> bool:
     both does (`e4m3_ok` accepted by an assert, built one `hasattr(torch, ...)` at a time). So is a name defined by
     a def of this file from `node` alone (`qfloat8_e4m3fn = qfloat(torch.float8_e4m3fn)`) where the same def also
     defines one from a FNUZ dtype (`qfloat8_e4m3fnuz = qfloat(torch.float8_e4m3fnuz)`): a registry of every format,
-    from which users pick."""
+    from which users pick. A literal the collection starts as counts as adding its elements (`dtypes =
+    [torch.float8_e4m3fn]`), and a FNUZ dtype may be added by name, when torch has it (`for name in
+    ("float8_e4m3fnuz",): value = getattr(torch, name, None) ... dtypes.append(value)`)."""
     if not ctx.contains(b"fnuz"):
         return False
-    call = ctx.parent(node)
-    if not isinstance(call, ast.Call) or not any(argument is node for argument in call.args):
+    adding = ctx.parent(node)
+    if adding is None:
         return False
-    key = _sibling_key(ctx, call)
+    key = _starting_literal_key(ctx, adding)
+    if key is None:
+        if not isinstance(adding, ast.Call) or not any(argument is node for argument in adding.args):
+            return False
+        key = _sibling_key(ctx, adding)
     if key is None:
         return False
-    for found in ctx.semantic.descendants(ctx.semantic.enclosing_scope_node(call)):
-        if found is call or not isinstance(found, ast.Call) or _sibling_key(ctx, found) != key:
+    for found in ctx.semantic.descendants(ctx.semantic.enclosing_scope_node(adding)):
+        if found is adding or not isinstance(found, ast.Call) or _sibling_key(ctx, found) != key:
             continue
         if any(_names_fnuz(part) for argument in found.args for part in ast.walk(argument)):
             return True
+        if _in_loop_over_fnuz_names(ctx, found):
+            return True
     return False
+
+
+def _starting_literal_key(ctx: PythonContext, literal: ast.AST) -> str | None:
+    """The sibling key of a list or set literal a name starts as (`dtypes = [torch.float8_e4m3fn]`): adding to it."""
+    if not isinstance(literal, (ast.List, ast.Set)):
+        return None
+    statement = ctx.parent(literal)
+    if not isinstance(statement, ast.Assign) or len(statement.targets) != 1 or statement.value is not literal:
+        return None
+    target = statement.targets[0]
+    return "adds to " + ctx.code_of(target) if isinstance(target, ast.Name) else None
+
+
+def _in_loop_over_fnuz_names(ctx: PythonContext, call: ast.Call) -> bool:
+    """`call` sits in a `for` loop over constants one of which names a FNUZ dtype (`for name in
+    ("float8_e4m3fnuz", "float8_e5m2fnuz"):`): what it adds is that dtype, looked up by name."""
+    for found in ctx.semantic.ancestors(call):
+        if isinstance(found, FUNCTION_DEFS):
+            return False
+        if isinstance(found, ast.For) and any(_names_fnuz_text(part) for part in ast.walk(found.iter)):
+            return True
+    return False
+
+
+def _names_fnuz_text(node: ast.AST) -> bool:
+    """A string constant naming a FNUZ dtype (`"float8_e4m3fnuz"`)."""
+    if not isinstance(node, ast.Constant) or not isinstance(node.value, str):
+        return False
+    return node.value.startswith("float8_") and node.value.endswith("fnuz")
 
 
 def _sibling_key(ctx: PythonContext, call: ast.Call) -> str | None:

@@ -73,11 +73,12 @@ def package_of(path: str) -> tuple[str | None, Path]:
 
 
 def is_test_file(path: str) -> bool:
-    """A test suite's file (`test_*.py`, `*_test.py`, `conftest.py`, or in a `test`/`tests`/`testing`
-    folder among the two closest: a checkout that itself lives under ~/tests/ is not a test suite)."""
+    """A test suite's file (`test_*.py`, `*_test.py`, `conftest.py`, or in a `test`/`tests`/`testing` folder, or one
+    named for a kind of tests (`integration_tests`), among the two closest: a checkout that itself lives under ~/tests/
+    is not a test suite)."""
     parts = path.replace("\\", "/").split("/")
     name = parts[-1]
-    in_test_dir = any(part in ("test", "tests", "testing") for part in parts[-3:-1])
+    in_test_dir = any(part in ("test", "tests", "testing") or part.endswith("_tests") for part in parts[-3:-1])
     return in_test_dir or name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
 
 
