@@ -901,19 +901,27 @@ def withholds_attributes_from_nvcc(arms: list[Directive], ctx: CudaContext) -> b
     return True
 
 
+def _nvcc_and_other_arm(arms: list[Directive]) -> tuple[Directive, Directive] | None:
+    """(nvcc's arm, the other compilers' arm) of an `#if`/`#else` pair testing nvcc's compiler macros either way
+    round; None for any other chain."""
+    if len(arms) != 2 or arms[1].kind != "else":
+        return None
+    if _NVCC_ONLY_TEST.fullmatch(arms[0].condition) is not None:
+        return arms[0], arms[1]
+    if _NOT_NVCC_TEST.fullmatch(arms[0].condition) is not None:
+        return arms[1], arms[0]
+    return None
+
+
 def defaults_what_nvcc_spells_out(arms: list[Directive], ctx: CudaContext) -> bool:
     """Whether this `#if`/`#else` pair on nvcc's compiler macros gives other compilers only defaulted copy and move
     members of a class (`bound(bound const&) = default;`) where nvcc's arm writes those members out (`constexpr
     __host__ __device__ bound(bound const& other) : _f(other._f) {}`): nvcc wants the execution space spelled, while
     clang infers a defaulted member's from the members it copies (HIP-Clang's device code may call it)."""
-    if len(arms) != 2 or arms[1].kind != "else":
+    split = _nvcc_and_other_arm(arms)
+    if split is None:
         return False
-    if _NVCC_ONLY_TEST.fullmatch(arms[0].condition) is not None:
-        nvcc, others = arms
-    elif _NOT_NVCC_TEST.fullmatch(arms[0].condition) is not None:
-        others, nvcc = arms
-    else:
-        return False
+    nvcc, others = split
     defaulted = _DEFAULTED_MEMBER.findall(arm_text(others, ctx))
     if not defaulted or _DEFAULTED_MEMBER.sub("", arm_text(others, ctx)).strip():
         return False
@@ -930,14 +938,10 @@ def marks_constexpr_function_for_nvcc(arms: list[Directive], ctx: CudaContext) -
     int`, the function's name right after the chain): clang makes every constexpr function host and device
     (`-fcuda-host-device-constexpr`, its default), so HIP-Clang's device code may call the `#else` arm's function as
     nvcc's calls its own. Not for a function that is not constexpr, which the `#else` arm leaves host-only."""
-    if len(arms) != 2 or arms[1].kind != "else":
+    split = _nvcc_and_other_arm(arms)
+    if split is None:
         return False
-    if _NVCC_ONLY_TEST.fullmatch(arms[0].condition) is not None:
-        nvcc, others = arms
-    elif _NOT_NVCC_TEST.fullmatch(arms[0].condition) is not None:
-        others, nvcc = arms
-    else:
-        return False
+    nvcc, others = split
     specifiers = _TOKENS.findall(arm_text(others, ctx))
     if "constexpr" not in specifiers or not all(token.isidentifier() for token in specifiers):
         return False
