@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from test_cuda_project import _codes as _all_codes
 from test_cuda_project import write_tree
 
-from rocmlint.config import Settings
 from rocmlint.cuda.project import CudaProject
-from rocmlint.engine import Engine
 
 # A backend header with one arm per vendor macro; the CUDA arm's includes are ROC204's on every build compiling it.
 _BACKEND = """
@@ -24,9 +23,8 @@ _BACKEND = """
     """
 
 
-def _codes(root: Path, name: str, select: str | None = None) -> list[tuple[str, int]]:
-    report = Engine().check_path(root / name, Settings(root=root))
-    return [(d.code, d.location.line) for d in report.diagnostics if select is None or d.code == select]
+def _codes(root: Path, name: str, select: str) -> list[tuple[str, int]]:
+    return [(code, line) for code, line in _all_codes(root, name) if code == select]
 
 
 def test_makefiles_named_for_each_vendor_define_that_vendors_macros(tmp_path):
