@@ -75,6 +75,7 @@ from rocmlint.python.backend_families import (
     sibling_of,
     vendor_role_twins,
     vendor_siblings,
+    vendor_twin_modules,
 )
 from rocmlint.python.platform_classes import (
     chosen_by_name,
@@ -343,6 +344,8 @@ class ImportIndex:
     _role_twins: dict[str, tuple[str, str]] | None = field(default=None, repr=False)
     # NVIDIA-named folder -> the modules proving a registry keyed by vendor chooses it (`definitions_base`)
     _vendor_registries: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
+    # module named for NVIDIA -> its AMD twin of the same role in its folder (`vendor_twin_modules`), when first asked
+    _vendor_twins: dict[str, str] | None = field(default=None, repr=False)
     # module -> the NVIDIA-named folder it sits in (`nvidia_sibling`): the module bases ask again for each test file
     # importing a module, and each answer walks up the module's folders
     _sibling_folders: dict[str, str | None] = field(default_factory=dict, repr=False)
@@ -639,7 +642,14 @@ class ImportIndex:
         the module sits in an NVIDIA-named folder whose ROCm-named sibling registers the same entries in a registry keyed
         by the vendor's name (rocmlint/python/backend_families.py, `registered_by_vendor`), and no module of the product
         outside the folder imports it by a written name (`builder.py` importing `cuda/builder_cmake.py` calls its defs
-        directly); everywhere otherwise. Its module-level statements run wherever it is imported (`module_base`)."""
+        directly); NVIDIA's too when the module is named for NVIDIA beside an AMD-named twin of the same role
+        (`vendor_twin_modules`: `gpu_nvidia.py` and `gpu_amd.py`); everywhere otherwise. Its module-level statements run
+        wherever it is imported (`module_base`)."""
+        if self._vendor_twins is None:
+            self._vendor_twins = vendor_twin_modules(sorted(self.finder.files), _parsed)
+        twin = self._vendor_twins.get(path)
+        if twin is not None:
+            return _NVIDIA_ONLY, frozenset((path, twin))
         member = self.nvidia_sibling(path)
         if member is None:
             return EVERYWHERE, frozenset()
