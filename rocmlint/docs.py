@@ -47,8 +47,9 @@ def rule_page(rule: type[Rule]) -> str:
 # Where hidden tooling folders stand (rocmlint/python/importers.py, `ImportIndex.tooling_base`).
 _TOOLING_NOTE = (
     "Modules in a hidden folder at the project root (`.github/scripts/`, `.claude/skills/`) are the repository's "
-    "tooling, run by its CI or its maintainers. They are checked when some file of that folder (a workflow's runner "
-    "label, a container image, a script, a note) names ROCm or an AMD GPU (`rocm`, `mi300`, `gfx942`, `hipcc`); "
+    "tooling, run by its CI or its maintainers. They are checked when some hidden folder or file at the root (a "
+    "workflow's runner label, `.gitlab-ci.yml`, a container image, a script, a note) names ROCm or an AMD GPU (`rocm`, "
+    "`mi300`, `gfx942`, `hipcc`); "
     "otherwise they run on the project's own NVIDIA machines and are not reported (`check --verbose` says so)."
 )
 

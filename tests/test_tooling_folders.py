@@ -33,8 +33,9 @@ def tooling_tree(**extra: str) -> dict[str, str]:
 
 
 def test_tooling_naming_no_rocm_runs_on_the_projects_nvidia_machines(tmp_path: Path) -> None:
-    """`amd64` is the x86-64 architecture, not an AMD GPU; a script outside the hidden folder is still checked."""
-    root = write_tree(tmp_path, tooling_tree())
+    """`amd64` is the x86-64 architecture, not an AMD GPU; caches say nothing; a script outside the hidden folders is
+    still checked."""
+    root = write_tree(tmp_path, tooling_tree(**{".mypy_cache/rocm.json": "{}"}))
     assert _codes(root, ".github/scripts/ci_gpu.py") == []
     assert _codes(root, "scripts/gpu_check.py") == [("ROC116", 3)]
 
@@ -46,6 +47,8 @@ def test_tooling_naming_no_rocm_runs_on_the_projects_nvidia_machines(tmp_path: P
         pytest.param({".github/workflows/tests.yml": WORKFLOW + "    container: rocm/pytorch\n"}, id="container"),
         pytest.param({".github/scripts/arch.txt": "gfx942\n"}, id="gfx-target"),
         pytest.param({".github/scripts/amd/run.sh": "python ci_gpu.py\n"}, id="folder-name"),
+        pytest.param({".gitlab-ci.yml": "image: rocm/dev-ubuntu-22.04\n"}, id="other-ci-configuration"),
+        pytest.param({".jenkins/common.groovy": "platform = 'rocm'\n"}, id="other-hidden-folder"),
     ],
 )
 def test_tooling_that_names_rocm_is_checked(tmp_path: Path, named: dict[str, str]) -> None:

@@ -51,9 +51,10 @@ project's own entry points reaches never runs (the vendored project's absolute i
 folder and from each project folder in it, as after the `sys.path.insert` such projects are loaded with).
 
 A module in a hidden folder at the root (`.github/scripts/ci_gpu.py`, `.claude/skills/release/check.py`) is the
-repository's tooling, which its CI or its maintainers run; when no file of that folder names ROCm or an AMD GPU (a
-workflow's runner label `mi300`, an image `rocm/pytorch`, `gfx942`), those machines are the project's NVIDIA ones, and
-the module runs only there (`ImportIndex.tooling_base`). The index itself reads no hidden folder.
+repository's tooling, which its CI or its maintainers run; when nothing hidden at the root (its folders and files,
+`.gitlab-ci.yml` too) names ROCm or an AMD GPU (a workflow's runner label `mi300`, an image `rocm/pytorch`, `gfx942`),
+those machines are the project's NVIDIA ones, and the module runs only there (`ImportIndex.tooling_base`). The index
+itself reads no hidden folder.
 
 Not seen: modules loaded by a computed name (`import_module(f"pkg.models.{name}")`, a registry's strings)
 that are also imported from gated code of the product; such a module is taken as gated.
@@ -161,7 +162,7 @@ _CONSUMER_GPU_TARGET = re.compile(rb"gfx1[0-2][0-9]")
 # What names ROCm or an AMD GPU in a repository's tooling (a workflow's runner label `mi300`, `rocm/pytorch`, `gfx942`,
 # `amd-gpu`, `hipcc`); not `amd64`, the x86-64 architecture.
 _ROCM_NAMED = re.compile(rb"rocm|hipcc|amdgpu|\b(?:amd|hip|mi[123]\d\dx?|gfx\d+)\b", re.IGNORECASE)
-# The most files of a tooling folder read to tell that it names no ROCm; a larger one is taken as naming it.
+# The most files of the root's hidden folders read to tell that they name no ROCm; more are taken as naming it.
 _MAX_TOOLING_FILES = 2_000
 # Where an importer's imports of a module run (importer, imported), None when none runs at all (only under
 # `if TYPE_CHECKING:`, or text that looked like an import in a string), with the files that answer came from.
@@ -354,8 +355,9 @@ class ImportIndex:
     _role_twins: dict[str, tuple[str, str]] | None = field(default=None, repr=False)
     # NVIDIA-named folder -> the modules proving a registry keyed by vendor chooses it (`definitions_base`)
     _vendor_registries: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
-    # hidden folder at the root -> the files showing it names no ROCm (`tooling_base`), empty when it does
-    _tooling: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)
+    # The files of the root's hidden folders and files showing that none names ROCm (`tooling_base`), empty when one
+    # does; when first asked
+    _tooling: frozenset[str] | None = field(default=None, repr=False)
     # module named for NVIDIA -> its AMD twin of the same role in its folder (`vendor_twin_modules`), when first asked
     _vendor_twins: dict[str, str] | None = field(default=None, repr=False)
     # module -> the NVIDIA-named folder it sits in (`nvidia_sibling`): the module bases ask again for each test file
@@ -628,17 +630,16 @@ class ImportIndex:
 
     def tooling_base(self, path: str) -> tuple[Branch, frozenset[str]]:
         """NVIDIA's when the module sits in a hidden folder at the root (`.github/scripts/`, `.claude/skills/`): the
-        repository's tooling, run by its CI or its maintainers, not part of what it ships. When no file of that folder
-        (workflows, runner labels, scripts, their notes) names ROCm or an AMD GPU, the machines it runs on are the
-        project's NVIDIA ones. Everywhere otherwise; with the folder's files that decided it."""
+        repository's tooling, run by its CI or its maintainers, not part of what it ships. When nothing of the
+        repository's tooling (every hidden folder and file at the root: workflows and their runner labels, CI
+        configurations such as `.gitlab-ci.yml`, scripts, their notes) names ROCm or an AMD GPU, the machines it runs on
+        are the project's NVIDIA ones. Everywhere otherwise; with the files that decided it."""
         relative = os.path.relpath(path, self.root).split(os.sep)
         if len(relative) < 2 or not relative[0].startswith(".") or relative[0] in (os.curdir, os.pardir):
             return EVERYWHERE, frozenset()
-        folder = os.path.join(self.root, relative[0])
-        if folder not in self._tooling:
-            self._tooling[folder] = _files_naming_no_rocm(folder)
-        files = self._tooling[folder]
-        return (_NVIDIA_ONLY, files) if files else (EVERYWHERE, frozenset())
+        if self._tooling is None:
+            self._tooling = _tooling_naming_no_rocm(self.root)
+        return (_NVIDIA_ONLY, self._tooling) if self._tooling else (EVERYWHERE, frozenset())
 
     def module_level_imports(self, path: str) -> frozenset[str]:
         """The files of the tree the module's statements at the start of a line import."""
@@ -963,17 +964,25 @@ def _parsed(path: str) -> ast.Module | None:
         return None
 
 
-def _files_naming_no_rocm(folder: str) -> frozenset[str]:
-    """The files under `folder` when none names ROCm or an AMD GPU (`_ROCM_NAMED`); empty when one does, when one
-    cannot be read, or when there are more than `_MAX_TOOLING_FILES`."""
+def _tooling_naming_no_rocm(root: str) -> frozenset[str]:
+    """The files of the hidden folders and files at `root` (version control and caches aside) when none names ROCm or
+    an AMD GPU (`_ROCM_NAMED`) in its text or its path; empty when one does, when one cannot be read, or when there
+    are more than `_MAX_TOOLING_FILES`."""
     files: list[str] = []
-    for parent, _, names in os.walk(folder):
-        files.extend(os.path.join(parent, name) for name in names)
+    for name in sorted(os.listdir(root)):
+        path = os.path.join(root, name)
+        if not name.startswith(".") or name in _SKIPPED_FOLDERS or "cache" in name:
+            continue
+        if not os.path.isdir(path):
+            files.append(path)
+            continue
+        for parent, _, names in os.walk(path):
+            files.extend(os.path.join(parent, found) for found in names)
         if len(files) > _MAX_TOOLING_FILES:
             return frozenset()
     for path in files:
         data = read_small_file(path)
-        named = os.path.relpath(path, os.path.dirname(folder)).encode("utf-8", "replace")
+        named = os.path.relpath(path, root).encode("utf-8", "replace")
         if data is None or _ROCM_NAMED.search(data) or _ROCM_NAMED.search(named):
             return frozenset()
     return frozenset(files)
