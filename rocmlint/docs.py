@@ -28,6 +28,8 @@ def rule_page(rule: type[Rule]) -> str:
     if rule.language == "python":
         facts.append(f"Test files: {'checked' if rule.applies_to_tests else 'not checked'}")
     parts = [f"# {rule.name} ({rule.code})", "", " · ".join(facts), "", rule.doc(), ""]
+    if rule.language == "python":
+        parts += ["## Repository tooling", "", _TOOLING_NOTE, ""]
     if rule.language == "cuda":
         parts += ["## With the project model", "", _project_model_note(rule), ""]
     fence = _FENCE[rule.language]
@@ -40,6 +42,16 @@ def rule_page(rule: type[Rule]) -> str:
         for valid in rule.valid[:_EXAMPLES_SHOWN]:
             parts += [f"```{fence}", valid.code.rstrip("\n"), "```", ""]
     return "\n".join(parts).rstrip("\n") + "\n"
+
+
+# Where hidden tooling folders stand (rocmlint/python/importers.py, `ImportIndex.tooling_base`).
+_TOOLING_NOTE = (
+    "Modules in a hidden folder at the project root (`.github/scripts/`, `.claude/skills/`) are the repository's "
+    "tooling, run by its CI or its maintainers. They are checked when some hidden folder or file at the root (a "
+    "workflow's runner label, `.gitlab-ci.yml`, a container image, a script, a note) names ROCm or an AMD GPU (`rocm`, "
+    "`mi300`, `gfx942`, `hipcc`); "
+    "otherwise they run on the project's own NVIDIA machines and are not reported (`check --verbose` says so)."
+)
 
 
 def _project_model_note(rule: type[Rule]) -> str:

@@ -3,6 +3,7 @@ ImportIndex.backend_family_base, ModuleReach.base)."""
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ from test_module_gates import HAZARDS, _codes, base, bases
 
 from rocmlint.config import Settings
 from rocmlint.engine import Engine
-from rocmlint.python.backend_families import computed_load_prefixes, registered_by_vendor
+from rocmlint.python.backend_families import computed_load_prefixes, registered_by_vendor, vendor_twin_modules
 from rocmlint.python.importers import read_small_file as read
 from rocmlint.vendor import EVERYWHERE, NO_GPU, Branch
 
@@ -474,3 +475,88 @@ def test_verbose_notes_say_a_test_of_the_nvidia_suite_runs_off_rocm(tmp_path: Pa
     why = "the module only runs off ROCm (where the project imports it, what it imports, or its folder)"
     notes = [note.split(": ", 1)[1] for note in report.gated_notes]
     assert notes == [f"ROC107 not reported: {why}", f"ROC113 not reported: {why}", f"findings not reported: {why}"]
+
+
+# --- twin modules per vendor in one folder -------------------------------------------------------------------------
+# The NVIDIA module's module-level statement (line 4) runs wherever it is imported; its defs (lines 7 and 10) only where
+# the project uses NVIDIA's implementation.
+NVIDIA_TWIN = """import pynvml
+from pkg.device import GPUDevice
+pynvml.nvmlInit()
+def nvml_is_available():
+    return pynvml.nvmlInit() is None
+class NvidiaGPUDevice(GPUDevice):
+    def power(self):
+        return pynvml.nvmlDeviceGetPowerUsage(self.handle)
+"""
+NVIDIA_TWIN_LINES = [("ROC104", 1), ("ROC117", 3), ("ROC117", 5), ("ROC117", 8)]
+AMD_TWIN = """import amdsmi
+from pkg.device import GPUDevice
+def amdsmi_is_available():
+    return amdsmi.amdsmi_init() is None
+class AMDGPUDevice(GPUDevice):
+    def power(self):
+        return amdsmi.amdsmi_get_power_info(self.handle)
+"""
+TWIN_DISPATCH = """from pkg import gpu_amd, gpu_nvidia
+def devices():
+    if gpu_nvidia.nvml_is_available():
+        return gpu_nvidia.NvidiaGPUDevice()
+    return gpu_amd.AMDGPUDevice()
+"""
+
+
+def twin_tree(nvidia: str = "pkg/gpu_nvidia.py", amd: str = "pkg/gpu_amd.py", **extra: str) -> dict[str, str]:
+    """`gpu_nvidia.py` beside `gpu_amd.py`, both imported by a dispatcher without a gate."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/device.py": "class GPUDevice:\n    pass\n",
+        "pkg/gpus.py": TWIN_DISPATCH,
+        nvidia: NVIDIA_TWIN,
+        amd: AMD_TWIN,
+        "main.py": "from pkg.gpus import devices\ndevices()\n",
+    }
+    files.update(extra)
+    return files
+
+
+@pytest.mark.parametrize(
+    ("nvidia", "amd"),
+    [
+        pytest.param("gpu_nvidia.py", "gpu_amd.py", id="vendor-word-swapped"),
+        pytest.param("nvml.py", "amd.py", id="management-library-and-vendor"),
+        pytest.param("nvml.py", "rocm_smi.py", id="management-libraries"),
+    ],
+)
+def test_vendor_twin_modules(tmp_path: Path, nvidia: str, amd: str) -> None:
+    files = {"pkg/device.py": "", "pkg/" + nvidia: NVIDIA_TWIN, "pkg/" + amd: AMD_TWIN, "pkg/gpu_intel.py": AMD_TWIN}
+    root = write_tree(tmp_path, files)
+    twins = vendor_twin_modules(sorted(str(path) for path in root.rglob("*.py")), lambda path: ast.parse(read(path)))
+    assert twins == {str(root / "pkg" / nvidia): str(root / "pkg" / amd)}
+
+
+def test_the_defs_of_the_nvidia_twin_module_are_nvidia_code(tmp_path: Path) -> None:
+    """Its module-level statements run wherever it is imported."""
+    root = write_tree(tmp_path, twin_tree())
+    assert _codes(root, "pkg/gpu_nvidia.py") == [("ROC104", 1), ("ROC117", 3)]
+
+
+@pytest.mark.parametrize(
+    ("files", "why"),
+    [
+        pytest.param(twin_tree(amd="pkg/gpu_amd_stats.py"), "the names differ beyond the vendor", id="other-role"),
+        pytest.param(twin_tree(amd="other/gpu_amd.py"), "not in the same folder", id="other-folder"),
+        pytest.param(twin_tree(nvidia="pkg/gpu_cuda.py", amd="pkg/gpu_hip.py"), "CUDA names no vendor", id="cuda"),
+        pytest.param(
+            twin_tree(**{"pkg/gpu_amd.py": AMD_TWIN.replace("(GPUDevice)", "(Enum)").replace("amdsmi_is", "is")}),
+            "no shared base of their own, no def named for each vendor alike",
+            id="no-shared-role",
+        ),
+    ],
+)
+def test_modules_named_for_the_vendors_without_a_shared_role_prove_nothing(
+    tmp_path: Path, files: dict[str, str], why: str
+) -> None:
+    root = write_tree(tmp_path, files)
+    nvidia = next(name for name in files if name.startswith("pkg/gpu_") and "amd" not in name and "hip" not in name)
+    assert _codes(root, nvidia) == NVIDIA_TWIN_LINES, why

@@ -55,10 +55,26 @@ up by the target it detected:
 Registering needs importing, so every module of both folders is imported on ROCm too and its module-level statements
 run there; only the code inside its defs waits for a lookup of the NVIDIA key (rocmlint/python/importers.py,
 `ImportIndex.definitions_base`). Not seen: a def that another module of the folder calls at import.
+
+The same choice is made between two modules of one folder (`vendor_twin_modules`), each named for its vendor or the
+vendor's GPU management library, the rest of the names alike, and written for the same role:
+
+    core/gpu_nvidia.py:  class NvidiaGPUDevice(GPUDevice)      core/gpu_amd.py:  class AMDGPUDevice(GPUDevice)
+    observers/nvml.py:   class NVMLObserver(BenchmarkObserver) observers/amd.py: class AMDSMIObserver(BenchmarkObserver)
+    api/nvml.py:         def get_nvml()                        api/rocm_smi.py:  def get_rocm_smi()
+
+The role is shown by a class of each deriving from the same base (a project's own, not a builtin or `Enum`), or by a
+def of each named for its own vendor, alike once the vendor words are dropped (`nvml_is_available`,
+`amdsmi_is_available`). The project keeps one implementation per vendor and uses the AMD one on ROCm, whoever imports
+both (a dispatcher probing each library in turn, a user picking an observer): the code inside the NVIDIA module's defs
+is NVIDIA code; its module-level statements run wherever it is imported (`ImportIndex.definitions_base`). Not "cuda"
+beside "hip": CUDA-named code is what a ROCm build of PyTorch runs too.
 """
 
 from __future__ import annotations
 
+import ast
+import builtins
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -79,6 +95,13 @@ _NVIDIA_ONLY = Branch(False, True)
 # The folder names of the vendors whose per-vendor twin makes a folder named `nvidia` NVIDIA's (`vendor_role_twins`).
 _TWIN_VENDOR_WORDS = _ROCM_WORDS | frozenset(_WORDS["other_accelerator_words"])
 _NVIDIA_VENDOR = "nvidia"
+_NVIDIA_MODULE_WORDS = frozenset(_WORDS["nvidia_module_words"])
+_ROCM_MODULE_WORDS = frozenset(_WORDS["rocm_module_words"])
+_TOOL_WORDS = frozenset(_WORDS["management_tool_words"])
+# Bases that say nothing of a role: every class may derive from them.
+_GENERIC_BASES = frozenset(dir(builtins)) | frozenset(
+    {"ABC", "Enum", "IntEnum", "Flag", "IntFlag", "StrEnum", "Protocol", "NamedTuple", "TypedDict", "Generic", "Module"}
+)
 
 
 def computed_load_prefixes(data: bytes) -> set[str]:
@@ -273,3 +296,77 @@ def _entries_registered(folder: str, files: Iterable[str], read: Callable[[str],
             if match.group(1).decode("ascii").lower() == vendor:
                 entries.setdefault(match.group(2).decode("ascii"), path)
     return entries
+
+
+def vendor_twin_modules(files: Iterable[str], parse: Callable[[str], ast.Module | None]) -> dict[str, str]:
+    """Each module named for NVIDIA or NVML with a twin in its folder named for AMD or its SMI, the rest of the names
+    alike, that is written for the same role (a shared base class, defs alike but for the vendor): NVIDIA's module ->
+    its twin (absolute paths). `parse(path)`: the module's tree, None when it cannot be read."""
+    by_folder: dict[str, dict[str, list[str]]] = {}  # folder -> "nvidia"/"rocm" -> modules
+    for path in files:
+        vendor = _module_vendor(path)
+        if vendor is not None:
+            by_folder.setdefault(os.path.dirname(path), {}).setdefault(vendor, []).append(path)
+    twins: dict[str, str] = {}
+    for modules in by_folder.values():
+        for nvidia in sorted(modules.get("nvidia", ())):
+            for rocm in sorted(modules.get("rocm", ())):
+                if _role_words(nvidia) == _role_words(rocm) and _same_role(parse(nvidia), parse(rocm)):
+                    twins[nvidia] = rocm
+                    break
+    return twins
+
+
+def _name_words(name: str) -> list[str]:
+    return [word for word in re.split(r"[^a-z0-9]+", name.lower()) if word]
+
+
+def _module_vendor(path: str) -> str | None:
+    """ "nvidia" or "rocm" when the words of a module's file name (`gpu_nvidia.py`, `rocm_smi.py`) name exactly that
+    vendor or its management library; None otherwise (a package's `__init__.py` too)."""
+    name, extension = os.path.splitext(os.path.basename(path))
+    if extension != ".py":
+        return None
+    words = set(_name_words(name))
+    nvidia, rocm = bool(words & _NVIDIA_MODULE_WORDS), bool(words & _ROCM_MODULE_WORDS)
+    if nvidia == rocm:
+        return None
+    return "nvidia" if nvidia else "rocm"
+
+
+def _role_words(name: str) -> tuple[str, ...]:
+    """The words of a module's or def's name that are neither a vendor's nor a management tool's."""
+    base = os.path.splitext(os.path.basename(name))[0]
+    vendor_words = _NVIDIA_MODULE_WORDS | _ROCM_MODULE_WORDS | _TOOL_WORDS
+    return tuple(word for word in _name_words(base) if word not in vendor_words)
+
+
+def _same_role(nvidia: ast.Module | None, rocm: ast.Module | None) -> bool:
+    """A class of each derives from the same base, or a def of each is named for its own vendor and alike but for it."""
+    if nvidia is None or rocm is None:
+        return False
+    if _role_bases(nvidia) & _role_bases(rocm):
+        return True
+    return bool(_vendor_named_defs(nvidia, _NVIDIA_MODULE_WORDS) & _vendor_named_defs(rocm, _ROCM_MODULE_WORDS))
+
+
+def _role_bases(tree: ast.Module) -> set[str]:
+    """The last parts of the bases of the module's top-level classes (`gpu_common.GPU`: `GPU`), generic ones aside."""
+    bases = set()
+    for statement in tree.body:
+        if isinstance(statement, ast.ClassDef):
+            for base in statement.bases:
+                name = base.attr if isinstance(base, ast.Attribute) else base.id if isinstance(base, ast.Name) else None
+                if name is not None and name not in _GENERIC_BASES:
+                    bases.add(name)
+    return bases
+
+
+def _vendor_named_defs(tree: ast.Module, vendor_words: frozenset[str]) -> set[tuple[str, ...]]:
+    """The role words of the module's top-level defs whose names hold one of `vendor_words` (`nvml_is_available`)."""
+    return {
+        _role_words(statement.name)
+        for statement in tree.body
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and set(_name_words(statement.name)) & vendor_words
+    }

@@ -50,6 +50,12 @@ project's scripts, tests and training entry points are not the checked project's
 project's own entry points reaches never runs (the vendored project's absolute imports resolve from the vendored
 folder and from each project folder in it, as after the `sys.path.insert` such projects are loaded with).
 
+A module in a hidden folder at the root (`.github/scripts/ci_gpu.py`, `.claude/skills/release/check.py`) is the
+repository's tooling, which its CI or its maintainers run; when nothing hidden at the root (its folders and files,
+`.gitlab-ci.yml` too) names ROCm or an AMD GPU (a workflow's runner label `mi300`, an image `rocm/pytorch`, `gfx942`),
+those machines are the project's NVIDIA ones, and the module runs only there (`ImportIndex.tooling_base`). The index
+itself reads no hidden folder.
+
 Not seen: modules loaded by a computed name (`import_module(f"pkg.models.{name}")`, a registry's strings)
 that are also imported from gated code of the product; such a module is taken as gated.
 """
@@ -75,6 +81,7 @@ from rocmlint.python.backend_families import (
     sibling_of,
     vendor_role_twins,
     vendor_siblings,
+    vendor_twin_modules,
 )
 from rocmlint.python.platform_classes import (
     chosen_by_name,
@@ -152,6 +159,11 @@ IndexPart = tuple[
 # A gfx target of AMD's consumer GPUs (RDNA1-4: gfx1010, gfx1100, gfx1201, `gfx110X`), which report the compute
 # capability 10.x-12.x, NVIDIA's Blackwell numbers; the CDNA GPUs of AMD's servers are gfx9 (9.0-9.5).
 _CONSUMER_GPU_TARGET = re.compile(rb"gfx1[0-2][0-9]")
+# What names ROCm or an AMD GPU in a repository's tooling (a workflow's runner label `mi300`, `rocm/pytorch`, `gfx942`,
+# `amd-gpu`, `hipcc`); not `amd64`, the x86-64 architecture.
+_ROCM_NAMED = re.compile(rb"rocm|hipcc|amdgpu|\b(?:amd|hip|mi[123]\d\dx?|gfx\d+)\b", re.IGNORECASE)
+# The most files of the root's hidden folders read to tell that they name no ROCm; more are taken as naming it.
+_MAX_TOOLING_FILES = 2_000
 # Where an importer's imports of a module run (importer, imported), None when none runs at all (only under
 # `if TYPE_CHECKING:`, or text that looked like an import in a string), with the files that answer came from.
 ImportGate = Callable[[str, str], tuple[Branch | None, frozenset[str]]]
@@ -343,6 +355,11 @@ class ImportIndex:
     _role_twins: dict[str, tuple[str, str]] | None = field(default=None, repr=False)
     # NVIDIA-named folder -> the modules proving a registry keyed by vendor chooses it (`definitions_base`)
     _vendor_registries: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
+    # The files of the root's hidden folders and files showing that none names ROCm (`tooling_base`), empty when one
+    # does; when first asked
+    _tooling: frozenset[str] | None = field(default=None, repr=False)
+    # module named for NVIDIA -> its AMD twin of the same role in its folder (`vendor_twin_modules`), when first asked
+    _vendor_twins: dict[str, str] | None = field(default=None, repr=False)
     # module -> the NVIDIA-named folder it sits in (`nvidia_sibling`): the module bases ask again for each test file
     # importing a module, and each answer walks up the module's folders
     _sibling_folders: dict[str, str | None] = field(default_factory=dict, repr=False)
@@ -611,6 +628,19 @@ class ImportIndex:
             return EVERYWHERE, frozenset()
         return self._families[member], frozenset(self._computed_loads)
 
+    def tooling_base(self, path: str) -> tuple[Branch, frozenset[str]]:
+        """NVIDIA's when the module sits in a hidden folder at the root (`.github/scripts/`, `.claude/skills/`): the
+        repository's tooling, run by its CI or its maintainers, not part of what it ships. When nothing of the
+        repository's tooling (every hidden folder and file at the root: workflows and their runner labels, CI
+        configurations such as `.gitlab-ci.yml`, scripts, their notes) names ROCm or an AMD GPU, the machines it runs on
+        are the project's NVIDIA ones. Everywhere otherwise; with the files that decided it."""
+        relative = os.path.relpath(path, self.root).split(os.sep)
+        if len(relative) < 2 or not relative[0].startswith(".") or relative[0] in (os.curdir, os.pardir):
+            return EVERYWHERE, frozenset()
+        if self._tooling is None:
+            self._tooling = _tooling_naming_no_rocm(self.root)
+        return (_NVIDIA_ONLY, self._tooling) if self._tooling else (EVERYWHERE, frozenset())
+
     def module_level_imports(self, path: str) -> frozenset[str]:
         """The files of the tree the module's statements at the start of a line import."""
         return frozenset(self._module_level.get(path, ()))
@@ -639,7 +669,14 @@ class ImportIndex:
         the module sits in an NVIDIA-named folder whose ROCm-named sibling registers the same entries in a registry keyed
         by the vendor's name (rocmlint/python/backend_families.py, `registered_by_vendor`), and no module of the product
         outside the folder imports it by a written name (`builder.py` importing `cuda/builder_cmake.py` calls its defs
-        directly); everywhere otherwise. Its module-level statements run wherever it is imported (`module_base`)."""
+        directly); NVIDIA's too when the module is named for NVIDIA beside an AMD-named twin of the same role
+        (`vendor_twin_modules`: `gpu_nvidia.py` and `gpu_amd.py`); everywhere otherwise. Its module-level statements run
+        wherever it is imported (`module_base`)."""
+        if self._vendor_twins is None:
+            self._vendor_twins = vendor_twin_modules(sorted(self.finder.files), _parsed)
+        twin = self._vendor_twins.get(path)
+        if twin is not None:
+            return _NVIDIA_ONLY, frozenset((path, twin))
         member = self.nvidia_sibling(path)
         if member is None:
             return EVERYWHERE, frozenset()
@@ -927,6 +964,30 @@ def _parsed(path: str) -> ast.Module | None:
         return None
 
 
+def _tooling_naming_no_rocm(root: str) -> frozenset[str]:
+    """The files of the hidden folders and files at `root` (version control and caches aside) when none names ROCm or
+    an AMD GPU (`_ROCM_NAMED`) in its text or its path; empty when one does, when one cannot be read, or when there
+    are more than `_MAX_TOOLING_FILES`."""
+    files: list[str] = []
+    for name in sorted(os.listdir(root)):
+        path = os.path.join(root, name)
+        if not name.startswith(".") or name in _SKIPPED_FOLDERS or "cache" in name:
+            continue
+        if not os.path.isdir(path):
+            files.append(path)
+            continue
+        for parent, _, names in os.walk(path):
+            files.extend(os.path.join(parent, found) for found in names)
+        if len(files) > _MAX_TOOLING_FILES:
+            return frozenset()
+    for path in files:
+        data = read_small_file(path)
+        named = os.path.relpath(path, root).encode("utf-8", "replace")
+        if data is None or _ROCM_NAMED.search(data) or _ROCM_NAMED.search(named):
+            return frozenset()
+    return frozenset(files)
+
+
 def _folders_above(files: Iterable[str], root: str) -> set[str]:
     """Every folder between the files and `root`."""
     folders: set[str] = set()
@@ -1165,6 +1226,8 @@ class ModuleReach:
         required, required_files = self.index.required(path)
         family, family_files = self.index.backend_family_base(path)
         required, required_files = _intersection(required, family), required_files | family_files
+        tooling, tooling_files = self.index.tooling_base(path)
+        required, required_files = _intersection(required, tooling), required_files | tooling_files
         sibling, sibling_files = self._sibling_base(path)
         required, required_files = _intersection(required, sibling), required_files | sibling_files
         on_rocm, rocm_files = self._reaches(path, "on_rocm")
