@@ -36,6 +36,7 @@ RULES = (
     ('ROC133', 'cuda-error-text', 'python', 'warning', 'unsafe', True),
     ('ROC134', 'device-attribute-number', 'python', 'error', 'none', True),
     ('ROC135', 'cuda-library-file', 'python', 'warning', 'none', True),
+    ('ROC136', 'cuda-version-tag', 'python', 'warning', 'none', True),
     ('ROC201', 'ballot-mask-32bit', 'cuda', 'error', 'safe', True),
     ('ROC202', 'mask-bit-intrinsic-32', 'cuda', 'error', 'sometimes', True),
     ('ROC203', 'inline-ptx', 'cuda', 'error', 'none', True),

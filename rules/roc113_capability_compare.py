@@ -309,7 +309,8 @@ CapabilityCompare.invalid = (
         expect=("7:8-7:22", "9:8-9:57", "14:12-14:65", "14:67-14:81"),
         message="gfx IP version",
     ),
-    # Kept on `self` and compared in another method; a helper returning the pair; a dataclass field given it.
+    # Kept on `self` (also as `self.major`) and compared in another method; a helper returning the pair; a dataclass
+    # field given it; the newest of every GPU's capabilities.
     Invalid(
         """
         import dataclasses, torch
@@ -330,8 +331,15 @@ CapabilityCompare.invalid = (
                 return self.highest >= (9, 0)
         def specs():
             return Specs(torch.cuda.get_device_capability())
+        class Runner:
+            def __init__(self):
+                self.major = torch.cuda.get_device_capability()[0]
+            def use_tma(self):
+                return self.major >= 9
+        def newest_gpu_is_hopper():
+            return sorted(torch.cuda.get_device_capability(i) for i in range(8))[-1] >= (9, 0)
         """,
-        expect=("9:12-9:37", "16:16-16:38"),
+        expect=("9:12-9:37", "16:16-16:38", "23:16-23:31", "25:12-25:87"),
     ),
     # One diagnostic for the whole condition (torchao test_vllm style).
     Invalid(

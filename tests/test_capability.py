@@ -78,6 +78,27 @@ from rocmlint.python.lexical import value_word_pattern
             0,
             id="annotated-attribute-of-a-plain-class",
         ),
+        pytest.param(
+            "class Runner:\n    def __init__(self):\n        self.major = torch.cuda.get_device_capability()[0]\n"
+            "    def run(self):\n        x = self.major\n",
+            1,
+            id="major-kept-on-self-under-the-properties-field-name",
+        ),
+        pytest.param(
+            "class Runner:\n    def __init__(self, props):\n        self.props = props\n"
+            "    def run(self):\n        x = self.major\n",
+            0,
+            id="own-attribute-named-major-never-assigned-a-read",
+        ),
+        pytest.param(
+            "def caps():\n    return sorted(torch.cuda.get_device_capability(i) for i in range(2))\nx = caps()[-1]\n",
+            1,
+            id="highest-of-every-gpu-sorted",
+        ),
+        pytest.param(
+            "x = min([torch.cuda.get_device_properties(i).major for i in range(2)])\n", 1, id="lowest-major-of-a-list"
+        ),
+        pytest.param("x = max(torch.cuda.get_device_properties(0).total_memory, 0)\n", 0, id="max-of-two-other-values"),
         pytest.param("x = torch.cuda.get_device_properties(0).total_memory\n", 0, id="other-property"),
         pytest.param("x = read_capability()\n", 0, id="unknown-call"),
     ],

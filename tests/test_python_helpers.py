@@ -52,6 +52,22 @@ def test_bound_names(code: str, expected: list[str] | None) -> None:
 @pytest.mark.parametrize(
     ("code", "expected"),
     [
+        ("import torch\n", True),
+        ("import torch.utils.cpp_extension as ext\n", True),
+        ("try:\n    from torch.utils import cpp_extension\nexcept ImportError:\n    pass\n", True),
+        ("def build():\n    import torch\n", True),
+        ("import torchvision, tensorflow as tf\n", False),
+        ("from .torch import x\n", False),
+        ("x = 'import torch'\n", False),
+    ],
+)
+def test_imports_package(code: str, expected: bool) -> None:
+    assert imports.imports_package(parse(code).ctx, "torch") == expected
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
         ("from m import x\n", ("x", "x")),
         ("from m import x as y\n", ("x", "y")),
         ("from m import x, y\n", None),

@@ -332,6 +332,18 @@ DOES_NOT_RUN += [
     ("ROC135", 'import ctypes\nlib = ctypes.CDLL("libfoo.so.1")\n'),
     ("ROC135", 'import glob\nlibs = glob.glob("/usr/lib/*.dylib") + glob.glob("build/_C*.so")\n'),
 ]
+# A CUDA version tag is followed by what builds it (a field, a quote, `%`, `{}`); a written-out pin is not one.
+_TORCH = "import torch\ncuda = torch.version.cuda\n"
+REACHES += [
+    ("ROC136", _TORCH + 'version = f"1.0+cu{cuda}"\n'),
+    ("ROC136", _TORCH + 'version = "1.0" + "+cu" + cuda\n'),
+    ("ROC136", _TORCH + "version = '1.0+cu%s' % cuda\n"),
+    ("ROC136", _TORCH + 'version = "1.0+cu{}".format(cuda)\n'),
+]
+DOES_NOT_RUN += [
+    ("ROC136", _TORCH + 'pin = "torch==2.1.0+cu118"\n'),
+    ("ROC136", 'import tensorflow as tf\nversion = f"1.0+cu{tf.__version__}"\n'),
+]
 DOES_NOT_RUN += [("ROC106", source) for source in NOT_INDUCTOR_SETTINGS]
 
 

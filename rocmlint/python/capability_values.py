@@ -22,8 +22,12 @@ READS = frozenset({"torch.cuda.get_device_capability", "torch.cuda.get_device_pr
 # vLLM's `current_platform.get_device_capability()` answers the same question with the same numbers
 # (`RocmPlatform` returns the gfx IP version too).
 PLATFORM_READ = ["current_platform", "get_device_capability"]
-# Conversions that keep the capability's value: numbers, and text (`str(major)`, `"sm{}{}".format(...)`).
-_CONVERSIONS = frozenset({"int", "float", "str"})
+# Conversions that keep the capability's value: numbers, and text (`str(major)`, `"sm{}{}".format(...)`); and the
+# calls that keep the capabilities of every GPU, or pick one of them (`sorted(get_device_capability(i) for i in
+# range(n))[-1]`, `max(...)`: the highest).
+_CONVERSIONS = frozenset({"int", "float", "str", "sorted", "list", "tuple", "max", "min"})
+# The capabilities of every GPU, one element per device (`[get_device_capability(i) for i in range(n)]`).
+_COMPREHENSIONS = (ast.ListComp, ast.GeneratorExp)
 # A capability value may be unpacked, indexed, combined (`major * 10 + minor`, `"sm_%d%d" % cap`), put in a
 # tuple or an f-string, kept in an attribute (`self.capability`) or returned by a helper of this file; a name
 # or attribute counts when all its assignments are capability values or constant fallbacks.
@@ -56,7 +60,13 @@ def reads_of(semantic: Semantic, values: Values, expr: ast.expr) -> list[ast.AST
 
 def capability_step(expr: ast.expr, semantic: Semantic) -> list[ast.AST] | Through | None:
     if isinstance(expr, ast.Attribute):
-        return Through((expr.value,)) if expr.attr in ("major", "minor") else None
+        # `props.major` reads the properties' field; `self.major` of a class of this file is its own attribute, which
+        # the tracer follows to what the class assigns it (`self.major = torch.cuda.get_device_capability()[0]`).
+        if expr.attr not in ("major", "minor") or semantic.receiver_class(expr) is not None:
+            return None
+        return Through((expr.value,))
+    if isinstance(expr, _COMPREHENSIONS):
+        return Through((expr.elt,))
     if not isinstance(expr, ast.Call):
         return None
     func = expr.func

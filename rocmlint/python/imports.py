@@ -59,6 +59,17 @@ def _position(ctx: PythonContext, offset: int) -> CodePosition:
     return CodePosition(location.line, location.column - 1)
 
 
+def imports_package(ctx: PythonContext, package: str) -> bool:
+    """Some import statement of the file, at any depth, imports `package` or one of its modules (`import torch`,
+    `from torch.utils import cpp_extension`)."""
+    return any(
+        top_level(imported.module) == package
+        for node in ast.walk(ctx.semantic.module)
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        for imported in imported_modules(node)
+    )
+
+
 def top_level(module: str) -> str:
     """The top-level package of a dotted module name (`a` of `a.b.c`)."""
     return module.split(".", 1)[0]
