@@ -62,7 +62,7 @@ RULES = (
     ('ROC242', 'hip-call-arity', 'cuda', 'error', 'none', True),
     ('ROC243', 'atomic-overload', 'cuda', 'error', 'none', True),
     ('ROC244', 'hipblas-differs', 'cuda', 'warning', 'none', True),
-    ('ROC245', 'torch-hipify-gap', 'cuda', 'warning', 'none', False),
+    ('ROC245', 'torch-hipify-gap', 'cuda', 'warning', 'none', True),
     ('ROC246', 'smem-optin-query', 'cuda', 'warning', 'none', True),
     ('ROC247', 'unported-cuda-call', 'cuda', 'error', 'none', True),
     ('ROC301', 'nvcc-only-flags', 'python', 'error', 'safe', True),

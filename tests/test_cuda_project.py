@@ -2911,3 +2911,43 @@ def test_a_cuda_library_type_a_header_keeps_beside_the_projects_own_hip_spelling
     files["src/pppm.cuh"] = files["src/pppm.cuh"].replace("cufftHandle plan", "gpufftHandle plan")
     ported = write_tree(tmp_path / "ported", files)
     assert "ROC247" not in {code for code, _ in _codes(ported, "src/pppm.cuh")}
+
+
+def test_a_cuda_name_torchs_hipify_misses_is_reported_only_where_torchs_hipify_renames_the_source(tmp_path):
+    # A torch CUDAExtension hipifies its sources on ROCm by torch's table, which lacks the CUDA-graph kernel-node
+    # names: the ROCm build sees them undeclared.
+    source = """
+        void set(cudaGraphExec_t exec, cudaGraphNode_t node, cudaKernelNodeParams* params) {
+          cudaGraphExecKernelNodeSetParams(exec, node, params);
+        }
+        """
+    extension = {
+        "setup.py": """
+            from setuptools import setup
+            from torch.utils.cpp_extension import BuildExtension, CUDAExtension
+            setup(name="ext", ext_modules=[CUDAExtension("ext", ["csrc/graph.cu"])], cmdclass={"build_ext": BuildExtension})
+            """,
+        "csrc/graph.cu": source,
+    }
+    root = write_tree(tmp_path / "extension", extension)
+    assert [code for code, _ in _codes(root, "csrc/graph.cu")].count("ROC245") == 2
+    # A build running hipify-perl over its CUDA folder renames by HIPIFY's own table, which maps these names.
+    tool = {
+        "CMakeLists.txt": """
+            project(xyz LANGUAGES CXX)
+            if(XYZ_USE_HIP)
+              execute_process(COMMAND hipify-perl -inplace ${CMAKE_SOURCE_DIR}/csrc/graph.cu)
+              enable_language(HIP)
+              add_library(xyz csrc/graph.cu)
+              set_source_files_properties(csrc/graph.cu PROPERTIES LANGUAGE HIP)
+            else()
+              enable_language(CUDA)
+              add_library(xyz csrc/graph.cu)
+            endif()
+            """,
+        "csrc/graph.cu": source,
+    }
+    built = write_tree(tmp_path / "tool", tool)
+    view = CudaProject.build(built).view(str(built / "csrc/graph.cu"))
+    assert view.hipified and view.hipify_tool
+    assert "ROC245" not in {code for code, _ in _codes(built, "csrc/graph.cu")}

@@ -371,6 +371,17 @@ class Preprocessor:
         own = arms[-1][1] if arms else None
         return own is not None and _WAVE_64_TEST.search(own) is not None
 
+    def undecided_macro_call_test(self, offset: int) -> str | None:
+        """The condition of an `#if` arm around `offset` that invokes a function-like macro (`#if
+        !XYZ_USE_GENERIC_SPSV()`, a feature test the project computes from its toolkit's version) and that a ROCm
+        build's view of the file cannot decide, else None: whether ROCm compiles the code there is unknown."""
+        lookup = self.macro_lookup("rocm", offset)
+        for earlier, own in self.open_arms(offset):
+            for condition in (*earlier, *(() if own is None else (own,))):
+                if _MACRO_CALL.search(condition) and evaluate_expression(condition, lookup) is None:
+                    return condition
+        return None
+
     def macro_lookup(self, vendor: str, before: int) -> MacroLookup:
         """What one vendor's build ("rocm" or "nvidia") knows of each macro at byte `before`, as this file's
         `#if` lines were evaluated: `lookup(name, "defined")` or `lookup(name, "value")`, None when unknown."""
@@ -445,6 +456,8 @@ def analyse(text: str, macros: VendorMacros, base: Branch = EVERYWHERE) -> Prepr
 
 
 # A test that holds where the warp (wave) size is 64: `WARP_SIZE == 64`, `64 == kWaveSize`, `WAVEFRONT_SIZE >= 64`.
+# A function-like macro's invocation in an `#if` condition: not `defined`, nor a compiler query (`__has_include`).
+_MACRO_CALL = re.compile(r"\b(?!defined\b|__has_\w+\b)[A-Za-z_]\w*\s*\(")
 _WAVE_64_TEST = re.compile(r"(?i)\b\w*(?:WARP|WAVE)\w*\s*(?:==|>=)\s*64\b|\b64\s*(?:==|<=)\s*\w*(?:WARP|WAVE)\w*")
 _HIPCC_WORD = re.compile(r"\b__HIPCC__\b")
 # An `#if`/`#elif` condition testing one macro alone: `defined(X)`, `defined X`, `X`.
