@@ -272,6 +272,7 @@ class VendorMacros:
         hipified: bool = False,
         built_for_any_vendor: frozenset[str] = frozenset(),
         hip_compiled: bool = False,
+        rocm_refused: tuple[frozenset[tuple[str, bool]], ...] = (),
     ) -> VendorMacros:
         return replace(
             self,
@@ -282,6 +283,7 @@ class VendorMacros:
             hipified=hipified,
             built_for_any_vendor=built_for_any_vendor,
             hip_compiled=hip_compiled,
+            rocm_refused=rocm_refused,
         )
 
     def is_rocm_side(self, name: str) -> bool:
@@ -310,10 +312,22 @@ class Preprocessor:
     _branches: list[Branch] = field(repr=False)
     unterminated: int = 0  # `#if`s still open at the end of the file
     macros: VendorMacros = VendorMacros()  # what the branches were evaluated with
+    # The macros the file was read once per ROCm compile over (`_rocm_scenarios`), and the branches a single reading
+    # gave, when those readings decided more.
+    scenario_macros: tuple[str, ...] = ()
+    _undecided: list[Branch] | None = field(default=None, repr=False)
 
     def branch_at(self, offset: int) -> Branch:
         index = bisect.bisect_right(self._starts, offset) - 1
         return self._branches[max(index, 0)]
+
+    def skipped_by_every_rocm_compile(self, offset: int) -> bool:
+        """Whether `offset` is not compiled on ROCm only because no single ROCm compile (per pass, per configuration
+        the build allows) enters it, where one reading of the file leaves it undecided."""
+        if self._undecided is None:
+            return False
+        index = max(bisect.bisect_right(self._starts, offset) - 1, 0)
+        return self._undecided[index].on_rocm is None and self._branches[index].on_rocm is False
 
     @property
     def base(self) -> Branch:
@@ -413,16 +427,27 @@ def analyse(text: str, macros: VendorMacros, base: Branch = EVERYWHERE) -> Prepr
     evaluator.before_rocm_arm_at = _arms_before_a_rocm_arm(found, macros)
     reading = _read(found, evaluator, base)
     scenarios = _rocm_scenarios(text, reading.defines, macros)
-    if scenarios:
-        reading = _narrowed(reading, [_read(found, evaluator.assuming(scenario), base) for scenario in scenarios])
+    if not scenarios:
+        return Preprocessor(
+            reading.directives,
+            reading.defines,
+            reading.includes,
+            reading.starts,
+            reading.branches,
+            unterminated=reading.unterminated,
+            macros=macros,
+        )
+    narrowed = _narrowed(reading, [_read(found, evaluator.assuming(scenario), base) for scenario in scenarios])
     return Preprocessor(
-        reading.directives,
-        reading.defines,
-        reading.includes,
-        reading.starts,
-        reading.branches,
-        unterminated=reading.unterminated,
+        narrowed.directives,
+        narrowed.defines,
+        narrowed.includes,
+        narrowed.starts,
+        narrowed.branches,
+        unterminated=narrowed.unterminated,
         macros=macros,
+        scenario_macros=tuple(scenarios[0]),
+        _undecided=reading.branches if narrowed.branches != reading.branches else None,
     )
 
 
