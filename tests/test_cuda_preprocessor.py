@@ -108,6 +108,16 @@ def test_branches(source, expected):
         # No pass of a ROCm build has a target on the host.
         ("#ifndef __HIP_DEVICE_COMPILE__\n#ifdef __gfx90a__\nHAZARD;\n#endif\n#endif\n", Branch(False, False)),
         ("#ifdef __HIP_DEVICE_COMPILE__\n#ifdef __gfx90a__\nHAZARD;\n#endif\n#endif\n", Branch(None, False)),
+        # A file testing `__HIPCC__` anywhere means nvcc by `__CUDACC__`: a sibling chain, or one around it.
+        (
+            "#ifdef __CUDACC__\nHAZARD;\n#endif\n#ifdef __HIPCC__\nx;\n#endif\n",
+            Branch(False, None),
+        ),
+        (
+            "#if defined(__CUDACC__) || defined(__HIPCC__)\n#ifdef __CUDACC__\nHAZARD;\n#else\n"
+            '#include "x.hip"\n#endif\n#endif\n',
+            Branch(False, None),
+        ),
         # HIP-Clang never defines `__HIP_ARCH__` (only the `__HIP_ARCH_HAS_*__` feature macros).
         ("#if defined(__HIP_ARCH__) && __HIP_ARCH__ < 600\nHAZARD;\n#endif\n", Branch(False, None)),
         ("#if !defined(__HIP_ARCH__) || __HIP_ARCH__ != 906\nx;\n#else\nHAZARD;\n#endif\n", Branch(False, None)),
