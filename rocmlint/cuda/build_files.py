@@ -2469,7 +2469,9 @@ def _folders_dropped_for_rocm(
 ) -> tuple[SourceSet, ...]:
     """The folders beside a Makefile that its ROCm arm takes out of a list (`LIBNAMES := $(filter-out
     CudaSupport,$(LIBNAMES))` inside `ifneq ($(BACKEND),CUDA)`, the list of library folders it builds) as NVIDIA's
-    (`CudaSupport/**`): the ROCm build compiles no library of them."""
+    (`CudaSupport/**`): the ROCm build compiles no library of them. So are the sources of the object files it takes
+    out of a list (`OBJ := $(filter-out $(BUILD_DIR)/nvmon.o,$(OBJ))` inside `ifneq ($(NVIDIA_INTERFACE),true)`:
+    `nvmon.c`, wherever the list's wildcard found it)."""
     found: list[SourceSet] = []
     for line, logical in lines:
         assignment = MAKE_ASSIGNMENT.match(logical)
@@ -2477,14 +2479,22 @@ def _folders_dropped_for_rocm(
             continue
         own = re.escape(assignment.group(1))
         for dropped in re.findall(rf"\$[({{]filter-out\s+([^,]*),\s*\$[({{]{own}[)}}][)}}]", assignment.group(2)):
-            found += [
-                SourceSet(f"{word}/**", "nvidia", path, line) for word in dropped.split() if _FOLDER_WORD.match(word)
-            ]
+            for word in dropped.split():
+                if _FOLDER_WORD.match(word) and not word.endswith(".o"):
+                    found.append(SourceSet(f"{word}/**", "nvidia", path, line))
+                elif (stem := _OBJECT_WORD.fullmatch(word)) is not None:
+                    found += [
+                        SourceSet(f"**/{stem.group(1)}{suffix}", "nvidia", path, line) for suffix in _OBJECT_SOURCES
+                    ]
     return tuple(found)
 
 
 # A plain folder name (no variable, pattern or path).
 _FOLDER_WORD = re.compile(r"^[A-Za-z_][\w.-]*$")
+# An object file, maybe in a folder a variable names (`$(BUILD_DIR)/nvmon.o`): its stem.
+_OBJECT_WORD = re.compile(r"(?:\$[({]\w+[)}]/|[\w./-]*/)?([A-Za-z_][\w-]*)\.o")
+# The sources an object file of that stem is compiled from.
+_OBJECT_SOURCES = (".c", ".cc", ".cpp", ".cxx", ".cu")
 
 
 def _automake_folder(
