@@ -108,11 +108,13 @@ def test_branches(source, expected):
         # No pass of a ROCm build has a target on the host.
         ("#ifndef __HIP_DEVICE_COMPILE__\n#ifdef __gfx90a__\nHAZARD;\n#endif\n#endif\n", Branch(False, False)),
         ("#ifdef __HIP_DEVICE_COMPILE__\n#ifdef __gfx90a__\nHAZARD;\n#endif\n#endif\n", Branch(None, False)),
-        # A file testing `__HIPCC__` anywhere means nvcc by `__CUDACC__`: a sibling chain, or one around it.
+        # A file one of whose conditions tests both compilers means nvcc by `__CUDACC__` alone, in a chain around it
+        # or apart; a sibling chain testing `__HIPCC__` alone says no more than the chain testing it does.
         (
-            "#ifdef __CUDACC__\nHAZARD;\n#endif\n#ifdef __HIPCC__\nx;\n#endif\n",
+            "#ifdef __CUDACC__\nHAZARD;\n#endif\n#if defined(__CUDACC__) || defined(__HIPCC__)\nx;\n#endif\n",
             Branch(False, None),
         ),
+        ("#ifdef __CUDACC__\nHAZARD;\n#endif\n#ifdef __HIPCC__\nx;\n#endif\n", Branch(None, None)),
         (
             "#if defined(__CUDACC__) || defined(__HIPCC__)\n#ifdef __CUDACC__\nHAZARD;\n#else\n"
             '#include "x.hip"\n#endif\n#endif\n',

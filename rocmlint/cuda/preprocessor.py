@@ -421,7 +421,11 @@ def analyse(text: str, macros: VendorMacros, base: Branch = EVERYWHERE) -> Prepr
     guard = _include_guard(found)
     # A macro the builds set per vendor is a switch with a default (`#ifndef SWITCH` / `#define SWITCH 0`), no guard.
     evaluator.include_guard = None if guard in macros.learned else guard
-    evaluator.compilers_apart = _tests_hipcc(found) or _defines_compiler_twins(found)
+    evaluator.compilers_apart_at = (
+        set(range(len(found)))
+        if _defines_compiler_twins(found) or _tests_both_compilers(found)
+        else _chains_testing_hipcc(found)
+    )
     evaluator.before_rocm_arm_at = _arms_before_a_rocm_arm(found, macros)
     reading = _read(found, evaluator, base)
     scenarios = _rocm_scenarios(text, reading.defines, macros)
@@ -474,6 +478,7 @@ def _read(found: list[Directive], evaluator: _Evaluator, base: Branch) -> _Readi
 
     for index, directive in enumerate(found):
         kind = directive.kind
+        evaluator.compilers_apart = index in evaluator.compilers_apart_at
         evaluator.before_rocm_arm = index in evaluator.before_rocm_arm_at
         if kind in ("if", "ifdef", "ifndef"):
             chain = _Chain(outer=current())
@@ -618,20 +623,42 @@ def _rocm_by_evidence(name: str, macros: VendorMacros) -> bool:
     return macros.is_rocm_side(name)
 
 
-def _tests_hipcc(directives: list[Directive]) -> bool:
-    """Whether an `#if` of the file tests `__HIPCC__`: its author tells the compilers apart and means nvcc by
-    `__CUDACC__`, which HIP-Clang never defines, in every chain of the file: the same chain (`#ifdef __CUDACC__ ...
-    #elif defined(__HIPCC__)`, `defined(__HIPCC__) && !defined(__CUDACC__)`), a sibling one (`#ifdef __CUDACC__ return
-    nvcc_version(); #endif` then `#ifdef __HIPCC__ return hipcc_version(); #endif`) or one around it (`#if
-    defined(__CUDACC__) || defined(__HIPCC__)` around `#ifdef __CUDACC__ #include "x.cuh" #else #include "x.hip"`).
-    Not in a file the build hipifies (`VendorMacros.hipified`), where hipify renames `__CUDACC__` `__HIPCC__`."""
+def _chains_testing_hipcc(directives: list[Directive]) -> set[int]:
+    """The indices of the conditions of every `#if` chain an arm of which tests `__HIPCC__`: a chain telling the
+    compilers apart (`#ifdef __CUDACC__ ... #elif defined(__HIPCC__)`, `defined(__HIPCC__) && !defined(__CUDACC__)`)
+    means nvcc by `__CUDACC__`, which HIP-Clang never defines; not in a file the build hipifies
+    (`VendorMacros.hipified`), where hipify renames it `__HIPCC__`."""
+    found: set[int] = set()
+    stack: list[tuple[list[int], bool]] = []  # per open chain: the indices of its conditions, whether one tests it
+    for index, directive in enumerate(directives):
+        kind = directive.kind
+        if kind in ("if", "ifdef", "ifndef"):
+            stack.append(([index], _HIPCC_WORD.search(directive.text) is not None))
+        elif kind in ("elif", "elifdef", "elifndef") and stack:
+            members, tests = stack[-1]
+            stack[-1] = ([*members, index], tests or _HIPCC_WORD.search(directive.text) is not None)
+        elif kind == "endif" and stack:
+            members, tests = stack.pop()
+            if tests:
+                found.update(members)
+    return found
+
+
+def _tests_both_compilers(directives: list[Directive]) -> bool:
+    """Whether one condition of the file tests `__CUDACC__` and `__HIPCC__` both (`#if defined(__CUDACC__) ||
+    defined(__HIPCC__)`: device code for either compiler): its author holds them to be different compilers, so
+    `__CUDACC__` alone means nvcc in every chain of the file (`#ifdef __CUDACC__ #include "x.cuh" #else #include
+    "x.hip"` inside that arm, or in a chain of its own); not in a file the build hipifies."""
     return any(
-        directive.kind in _CONDITIONAL_KINDS and _HIPCC_WORD.search(directive.text) is not None
+        directive.kind in _CONDITIONAL_KINDS
+        and _HIPCC_WORD.search(directive.text) is not None
+        and _CUDACC_WORD.search(directive.text) is not None
         for directive in directives
     )
 
 
 _CONDITIONAL_KINDS = frozenset({"if", "ifdef", "ifndef", "elif", "elifdef", "elifndef"})
+_CUDACC_WORD = re.compile(r"\b__CUDACC__\b")
 
 
 # HIP-Clang's own compiler macros: defined by every HIP compile (`__HIPCC__`, `__HIP__`) or its device pass.
@@ -658,7 +685,7 @@ def _defines_compiler_twins(directives: list[Directive]) -> bool:
     """Whether the file gives each compiler a flag of its own: an arm testing `__CUDACC__` defines a macro (`#if
     defined(__CUDACC__) #define XYZ_COMPILE_CUDA`) whose ROCm twin an arm testing HIP-Clang's macros defines (`#if
     defined(__HIPCC__) #define XYZ_COMPILE_HIP`). Its author means nvcc by `__CUDACC__` in every chain of the file, as
-    a file testing `__HIPCC__` does (`_tests_hipcc`); not in a file the build hipifies."""
+    a chain testing `__HIPCC__` too does (`_chains_testing_hipcc`); not in a file the build hipifies."""
     under_cuda: set[str] = set()
     under_hip: set[str] = set()
     arms: list[str | None] = []  # per open chain: the one macro its current arm tests to hold, if it tests one
@@ -843,9 +870,10 @@ class _Evaluator:
     def __init__(self, macros: VendorMacros) -> None:
         self.macros = macros
         self.include_guard: str | None = None
-        self.compilers_apart = False  # the file tells nvcc from HIP-Clang (`_tests_hipcc`)
+        self.compilers_apart = False  # the condition's chain tests `__HIPCC__` (`_chains_testing_hipcc`)
         self.before_rocm_arm = False  # a later arm of the condition's chain tests a ROCm macro (`_arms_before_...`)
         # The indices of the directives whose conditions are read so (`analyse` sets them per file).
+        self.compilers_apart_at: set[int] = set()
         self.before_rocm_arm_at: set[int] = set()
         # What one ROCm compile of the file knows of a few macros it tests (`_rocm_scenarios`): read before anything.
         self.rocm_assumed: Mapping[str, MacroState] = {}
@@ -854,7 +882,7 @@ class _Evaluator:
         """The same evaluator for the one ROCm compile that sees these macros so."""
         evaluator = _Evaluator(self.macros)
         evaluator.include_guard = self.include_guard
-        evaluator.compilers_apart = self.compilers_apart
+        evaluator.compilers_apart_at = self.compilers_apart_at
         evaluator.before_rocm_arm_at = self.before_rocm_arm_at
         evaluator.rocm_assumed = states
         return evaluator
