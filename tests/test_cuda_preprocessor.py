@@ -103,6 +103,13 @@ def test_branches(source, expected):
             "#ifdef __HIP_DEVICE_COMPILE__\n#if !__HIP_DEVICE_COMPILE__\nHAZARD;\n#endif\n#endif\n",
             Branch(False, False),
         ),
+        # `__HIP_DEVICE_COMPILE__` is 1 on the device pass, undefined on the host: `>= 700` holds on no ROCm pass, and
+        # the `#else` (PTX `membar.sys` there) stays ROCm's.
+        (
+            "#if __CUDA_ARCH__ >= 700 || __HIP_DEVICE_COMPILE__ >= 700\nHAZARD;\n#else\nx;\n#endif\n",
+            Branch(False, None),
+        ),
+        ("#if __CUDA_ARCH__ >= 700 || __HIP_DEVICE_COMPILE__ >= 700\nx;\n#else\nHAZARD;\n#endif\n", Branch(None, None)),
         # The host pass alone still takes the `#else` when NDEBUG is defined: it stays undecided.
         ("#if !defined(NDEBUG) || defined(__HIP_DEVICE_COMPILE__)\nx;\n#else\nHAZARD;\n#endif\n", Branch(None, None)),
         # No pass of a ROCm build has a target on the host.
