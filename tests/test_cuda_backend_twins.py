@@ -265,3 +265,34 @@ def test_an_example_is_kept_when_its_comment_builds_rocm_too_or_the_crate_builds
     ):
         root = write_tree(tmp_path / f"crate{index}", {**_CRATE, **changed})
         assert _codes(root, "examples/beam_cuda_device.cu") == [("ROC204", 3)], changed
+
+
+_OBJECTS_FILTERED = {
+    "Makefile": """
+        OBJ = $(patsubst $(SRC_DIR)/%.c, $(BUILD_DIR)/%.o,$(wildcard $(SRC_DIR)/*.c))
+        ifneq ($(NVIDIA_INTERFACE), true)
+        OBJ := $(filter-out $(BUILD_DIR)/nvmon.o,$(OBJ))
+        endif
+        ifeq ($(ROCM_INTERFACE), true)
+        CFLAGS += -DLIKE_ROCM -I/opt/rocm/include
+        endif
+        lib: $(OBJ)
+        \t$(CC) -shared -o lib.so $(OBJ)
+        """,
+    "src/nvmon.c": '#include "includes/nvmon_cupti.h"\n',
+    "src/includes/nvmon_cupti.h": "#include <cupti.h>\n#include <cuda.h>\n",
+}
+
+
+def test_an_object_a_makefiles_rocm_arm_filters_out_is_nvidias(tmp_path):
+    """`OBJ := $(filter-out $(BUILD_DIR)/nvmon.o,$(OBJ))` where NVIDIA's interface is off: its source, and the headers
+    only it includes, are NVIDIA's."""
+    root = write_tree(tmp_path, _OBJECTS_FILTERED)
+    project = CudaProject.build(root)
+    view = project.view(str(root / "src/nvmon.c"))
+    assert (view.base.on_rocm, view.base_evidence) == (False, "Makefile:3: the build compiles it for NVIDIA only")
+    assert _codes(root, "src/includes/nvmon_cupti.h") == []
+    # Filtered out where the interface is on instead: the ROCm build keeps it.
+    makefile = _OBJECTS_FILTERED["Makefile"].replace("ifneq ($(NVIDIA", "ifeq ($(NVIDIA")
+    root = write_tree(tmp_path / "kept", {**_OBJECTS_FILTERED, "Makefile": makefile})
+    assert _codes(root, "src/includes/nvmon_cupti.h") != []

@@ -88,6 +88,70 @@ def test_branches(source, expected):
     assert branch_of(source) == expected
 
 
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        # A file's own device-pass macro around a test of the HIP device pass: the `#else` needs the host pass inside
+        # an arm only the device pass enters, so no ROCm pass compiles it (a PTX `trap` there is NVIDIA's).
+        (
+            "#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)\n#define XYZ_DEVICE_COMPILE\n#endif\n"
+            "#if defined(XYZ_DEVICE_COMPILE)\n#if !defined(NDEBUG) || defined(__HIP_DEVICE_COMPILE__)\nx;\n#else\n"
+            "HAZARD;\n#endif\n#endif\n",
+            Branch(False, None),
+        ),
+        (
+            "#ifdef __HIP_DEVICE_COMPILE__\n#if !__HIP_DEVICE_COMPILE__\nHAZARD;\n#endif\n#endif\n",
+            Branch(False, False),
+        ),
+        # `__HIP_DEVICE_COMPILE__` is 1 on the device pass, undefined on the host: `>= 700` holds on no ROCm pass, and
+        # the `#else` (PTX `membar.sys` there) stays ROCm's.
+        (
+            "#if __CUDA_ARCH__ >= 700 || __HIP_DEVICE_COMPILE__ >= 700\nHAZARD;\n#else\nx;\n#endif\n",
+            Branch(False, None),
+        ),
+        ("#if __CUDA_ARCH__ >= 700 || __HIP_DEVICE_COMPILE__ >= 700\nx;\n#else\nHAZARD;\n#endif\n", Branch(None, None)),
+        # The host pass alone still takes the `#else` when NDEBUG is defined: it stays undecided.
+        ("#if !defined(NDEBUG) || defined(__HIP_DEVICE_COMPILE__)\nx;\n#else\nHAZARD;\n#endif\n", Branch(None, None)),
+        # No pass of a ROCm build has a target on the host.
+        ("#ifndef __HIP_DEVICE_COMPILE__\n#ifdef __gfx90a__\nHAZARD;\n#endif\n#endif\n", Branch(False, False)),
+        ("#ifdef __HIP_DEVICE_COMPILE__\n#ifdef __gfx90a__\nHAZARD;\n#endif\n#endif\n", Branch(None, False)),
+        # A file one of whose conditions tests both compilers means nvcc by `__CUDACC__` alone, in a chain around it
+        # or apart; a sibling chain testing `__HIPCC__` alone says no more than the chain testing it does.
+        (
+            "#ifdef __CUDACC__\nHAZARD;\n#endif\n#if defined(__CUDACC__) || defined(__HIPCC__)\nx;\n#endif\n",
+            Branch(False, None),
+        ),
+        ("#ifdef __CUDACC__\nHAZARD;\n#endif\n#ifdef __HIPCC__\nx;\n#endif\n", Branch(None, None)),
+        (
+            "#if defined(__CUDACC__) || defined(__HIPCC__)\n#ifdef __CUDACC__\nHAZARD;\n#else\n"
+            '#include "x.hip"\n#endif\n#endif\n',
+            Branch(False, None),
+        ),
+        # HIP-Clang never defines `__HIP_ARCH__` (only the `__HIP_ARCH_HAS_*__` feature macros).
+        ("#if defined(__HIP_ARCH__) && __HIP_ARCH__ < 600\nHAZARD;\n#endif\n", Branch(False, None)),
+        ("#if !defined(__HIP_ARCH__) || __HIP_ARCH__ != 906\nx;\n#else\nHAZARD;\n#endif\n", Branch(False, None)),
+        ("#define __HIP_ARCH__ 900\n#if defined(__HIP_ARCH__)\nHAZARD;\n#endif\n", Branch(True, True)),
+    ],
+)
+def test_branches_no_rocm_compile_sees(source, expected):
+    assert branch_of(source) == expected
+
+
+def test_combinations_the_build_refuses_with_rocm():
+    """`if(XYZ_UM AND NOT ENABLE_CUDA AND NOT XYZ_THIN) message(FATAL_ERROR ...)`: no ROCm build has XYZ_UM without
+    XYZ_THIN, so code needing both is NVIDIA's; either alone may still be built."""
+    refused = VendorMacros(rocm_refused=(frozenset({("XYZ_UM", True), ("XYZ_THIN", False)}),))
+    both = "#if defined(XYZ_UM)\n#if !defined(XYZ_THIN)\nHAZARD;\n#endif\n#endif\n"
+    assert branch_of(both) == Branch(None, None)
+    assert branch_of(both, macros=refused) == Branch(False, None)
+    assert branch_of("#if defined(XYZ_UM) && !defined(XYZ_THIN)\nHAZARD;\n#endif\n", macros=refused).on_rocm is False
+    assert branch_of("#if defined(XYZ_UM)\nHAZARD;\n#endif\n", macros=refused) == Branch(None, None)
+    assert branch_of("#if defined(XYZ_UM) && defined(XYZ_THIN)\nHAZARD;\n#endif\n", macros=refused).on_rocm is None
+    # A file defining one of them itself is read once, as written.
+    own = "#define XYZ_UM\n" + both
+    assert branch_of(own, macros=refused).on_rocm is None
+
+
 def test_configured_rocm_macros():
     source = "#ifndef GGML_USE_HIP\nHAZARD;\n#endif\n"
     assert branch_of(source) == Branch(None, None)

@@ -296,6 +296,9 @@ class BuildFacts:
     # model does not read (`meson.build`, a Buck `TARGETS`); the header names a CMake file spells, and every header
     # suffix for one installing headers. Any project file of such a name may be one a build compiles.
     mentioned_names: tuple[str, ...] = ()
+    # Combinations of configure-header switches a CMake `message(FATAL_ERROR ...)` refuses with ROCm, each with
+    # "path:line" of the refusal (rocmlint/cuda/cmake_refusals.py): no ROCm compile sees one.
+    rocm_refused: tuple[tuple[frozenset[tuple[str, bool]], str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -1988,9 +1991,25 @@ def _refused_on_rocm(commands: list[tuple[str, str, int]], file_vendor: str | No
         elif name == "message" and arguments.split()[:1] == ["FATAL_ERROR"] and stack and stack[-1][2]:
             terms = [term.strip() for term in re.split(r"\s+AND\s+", stack[-1][0].strip())]
             in_rocm = file_vendor == "rocm" or any(vendor == "rocm" for _, vendor, _ in stack[:-1])
-            if in_rocm or any(vendor_of_words(term) == "rocm" for term in terms):
+            testing_rocm = any(vendor_of_words(term) == "rocm" for term in terms)
+            if in_rocm or testing_rocm:
                 refused |= {t for t in terms if re.fullmatch(r"[A-Za-z_]\w*", t) and vendor_of_words(t) is None}
+            if testing_rocm:
+                refused |= _options_around(stack[:-1])
     return frozenset(refused)
+
+
+def _options_around(stack: list[tuple[str, str | None, bool]]) -> set[str]:
+    """The options tested alone by the first arms around a refusal of ROCm (`if(WITH_CVODE) ... if(XYZ_HIP_ENABLED)
+    message(FATAL_ERROR "CVODE + HIP is not supported")`): the ROCm build refuses each, as it does one tested beside
+    the ROCm switch. Only when every arm around it is such a first arm: under any other condition, the options are
+    refused only together with it."""
+    options = {condition.strip() for condition, _, _ in stack}
+    if not all(first for _, _, first in stack) or not all(
+        re.fullmatch(r"[A-Za-z_]\w*", option) and vendor_of_words(option) is None for option in options
+    ):
+        return set()
+    return options
 
 
 def _folder_name(path: str, root: str) -> str:
@@ -2450,7 +2469,9 @@ def _folders_dropped_for_rocm(
 ) -> tuple[SourceSet, ...]:
     """The folders beside a Makefile that its ROCm arm takes out of a list (`LIBNAMES := $(filter-out
     CudaSupport,$(LIBNAMES))` inside `ifneq ($(BACKEND),CUDA)`, the list of library folders it builds) as NVIDIA's
-    (`CudaSupport/**`): the ROCm build compiles no library of them."""
+    (`CudaSupport/**`): the ROCm build compiles no library of them. So are the sources of the object files it takes
+    out of a list (`OBJ := $(filter-out $(BUILD_DIR)/nvmon.o,$(OBJ))` inside `ifneq ($(NVIDIA_INTERFACE),true)`:
+    `nvmon.c`, wherever the list's wildcard found it)."""
     found: list[SourceSet] = []
     for line, logical in lines:
         assignment = MAKE_ASSIGNMENT.match(logical)
@@ -2458,14 +2479,22 @@ def _folders_dropped_for_rocm(
             continue
         own = re.escape(assignment.group(1))
         for dropped in re.findall(rf"\$[({{]filter-out\s+([^,]*),\s*\$[({{]{own}[)}}][)}}]", assignment.group(2)):
-            found += [
-                SourceSet(f"{word}/**", "nvidia", path, line) for word in dropped.split() if _FOLDER_WORD.match(word)
-            ]
+            for word in dropped.split():
+                if _FOLDER_WORD.match(word) and not word.endswith(".o"):
+                    found.append(SourceSet(f"{word}/**", "nvidia", path, line))
+                elif (stem := _OBJECT_WORD.fullmatch(word)) is not None:
+                    found += [
+                        SourceSet(f"**/{stem.group(1)}{suffix}", "nvidia", path, line) for suffix in _OBJECT_SOURCES
+                    ]
     return tuple(found)
 
 
 # A plain folder name (no variable, pattern or path).
 _FOLDER_WORD = re.compile(r"^[A-Za-z_][\w.-]*$")
+# An object file, maybe in a folder a variable names (`$(BUILD_DIR)/nvmon.o`): its stem.
+_OBJECT_WORD = re.compile(r"(?:\$[({]\w+[)}]/|[\w./-]*/)?([A-Za-z_][\w-]*)\.o")
+# The sources an object file of that stem is compiled from.
+_OBJECT_SOURCES = (".c", ".cc", ".cpp", ".cxx", ".cu")
 
 
 def _automake_folder(

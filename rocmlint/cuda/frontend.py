@@ -26,7 +26,9 @@ import tree_sitter_cuda
 
 from rocmlint.cuda.file_facts import rocm_atomic_overloads, shuffle_wrapper_form, wrapped_call
 from rocmlint.cuda.preprocessor import (
+    DEVICE_PASS_MACRO,
     STALE_ROCM_MACROS,
+    UNDEFINED_BY_HIP_CLANG,
     Define,
     Directive,
     Include,
@@ -36,6 +38,7 @@ from rocmlint.cuda.preprocessor import (
     analyse,
     dropped_on_rocm,
     invocation_arguments,
+    mentions,
     names_in,
     parse_int,
     unused_parameters,
@@ -187,6 +190,7 @@ class CudaOptions:
                 hipified=bool(self.project.hipified),
                 built_for_any_vendor=self.project.built_for_any_vendor,
                 hip_compiled=bool(self.project.hip_compiled),
+                rocm_refused=tuple(states for states, _ in self.project.rocm_refused),
             )
         )
 
@@ -978,6 +982,8 @@ class CudaContext:
             return f"ROCm does not compile this file ({project.base_evidence})"
         if not self.is_rocm_gated(span) and self.defines_read_only_off_rocm(span):
             return "the #if only defines macros read where ROCm does not compile"
+        if self.preprocessor.skipped_by_every_rocm_compile(span.start_byte):
+            return self._no_rocm_compile_note()
         known = self.preprocessor.macros.well_known  # decided without the model
         names = {
             name: None
@@ -987,7 +993,25 @@ class CudaContext:
             if name in project.learned and name not in known
         }
         learned = [project.learned[name] for name in names]
-        return "; ".join(f"`{m.name}` is {_VENDOR_NAMES[m.vendor]}'s ({m.evidence})" for m in learned)
+        notes = [f"`{m.name}` is {_VENDOR_NAMES[m.vendor]}'s ({m.evidence})" for m in learned]
+        if any(
+            mentions(c, UNDEFINED_BY_HIP_CLANG)
+            for chain in self.preprocessor.open_chains(span.start_byte)
+            for c in chain
+        ):
+            notes.append(f"no HIP-Clang pass defines {', '.join(f'`{n}`' for n in sorted(UNDEFINED_BY_HIP_CLANG))}")
+        return "; ".join(notes)
+
+    def _no_rocm_compile_note(self) -> str:
+        """Why no ROCm compile enters code one reading of its `#if`s left undecided: the passes and the refusals."""
+        split = self.preprocessor.scenario_macros
+        reasons = ["HIP-Clang's host pass leaves `__HIP_DEVICE_COMPILE__` undefined, its device passes define it"]
+        reasons = reasons if DEVICE_PASS_MACRO in split else []
+        for states, where in self.options.project.rocm_refused:
+            if all(name in split for name, _ in states):
+                combination = " and ".join(f"`{name}` {'on' if on else 'off'}" for name, on in sorted(states))
+                reasons.append(f"the build refuses {combination} with ROCm ({where})")
+        return f"no ROCm compile enters it ({'; '.join(reasons)})"
 
     # --- fixes: ROCm text behind a gate, the NVIDIA text unchanged ------------------------------------
     def statement_of(self, node: Node) -> Node | None:

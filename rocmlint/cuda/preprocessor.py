@@ -10,6 +10,7 @@ when its own condition may hold there and no earlier arm of the chain certainly 
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
@@ -110,6 +111,10 @@ NVIDIA_MACROS = CUDA_VERSION_MACROS | frozenset(
     }
 )
 # Not NVIDIA-only although they look it: RCCL defines NCCL_VERSION_CODE too.
+# HIP spellings no HIP-Clang pass defines, host or device (only the `__HIP_ARCH_HAS_*__` feature macros exist): a
+# test of one is false on ROCm unless the build defines it, whatever its author meant (`defined(__HIP_ARCH__) &&
+# __HIP_ARCH__ < 600` around a double `atomicAdd` for old GPUs). What NVIDIA builds see is left to the build.
+UNDEFINED_BY_HIP_CLANG = frozenset({"__HIP_ARCH__"})
 
 # `#name` and the rest of its line with its backslash-continued lines: a directive when only blanks come
 # before the `#` on its line. Searching for the `#` first is seven times faster than trying a multi-line
@@ -238,6 +243,10 @@ class VendorMacros:
     # Switches the file turns off by commenting out their only `#define` (`//#define TEXTURE`) and nothing else
     # defines: undefined on every build (`disabled_switches`).
     disabled: frozenset[str] = frozenset()
+    # Combinations of macro states (name, defined) the project's build refuses to configure with ROCm (`if(XYZ_UM AND
+    # NOT ENABLE_CUDA AND NOT XYZ_THIN) message(FATAL_ERROR ...)`: `XYZ_UM` defined, `XYZ_THIN` not): no ROCm compile
+    # sees one (`_rocm_scenarios`).
+    rocm_refused: tuple[frozenset[tuple[str, bool]], ...] = ()
 
     def as_compiled(self) -> VendorMacros:
         """The same macros with the stale ROCm spellings read as a ROCm build compiles them: maybe defined
@@ -263,6 +272,7 @@ class VendorMacros:
         hipified: bool = False,
         built_for_any_vendor: frozenset[str] = frozenset(),
         hip_compiled: bool = False,
+        rocm_refused: tuple[frozenset[tuple[str, bool]], ...] = (),
     ) -> VendorMacros:
         return replace(
             self,
@@ -273,6 +283,7 @@ class VendorMacros:
             hipified=hipified,
             built_for_any_vendor=built_for_any_vendor,
             hip_compiled=hip_compiled,
+            rocm_refused=rocm_refused,
         )
 
     def is_rocm_side(self, name: str) -> bool:
@@ -301,10 +312,22 @@ class Preprocessor:
     _branches: list[Branch] = field(repr=False)
     unterminated: int = 0  # `#if`s still open at the end of the file
     macros: VendorMacros = VendorMacros()  # what the branches were evaluated with
+    # The macros the file was read once per ROCm compile over (`_rocm_scenarios`), and the branches a single reading
+    # gave, when those readings decided more.
+    scenario_macros: tuple[str, ...] = ()
+    _undecided: list[Branch] | None = field(default=None, repr=False)
 
     def branch_at(self, offset: int) -> Branch:
         index = bisect.bisect_right(self._starts, offset) - 1
         return self._branches[max(index, 0)]
+
+    def skipped_by_every_rocm_compile(self, offset: int) -> bool:
+        """Whether `offset` is not compiled on ROCm only because no single ROCm compile (per pass, per configuration
+        the build allows) enters it, where one reading of the file leaves it undecided."""
+        if self._undecided is None:
+            return False
+        index = max(bisect.bisect_right(self._starts, offset) - 1, 0)
+        return self._undecided[index].on_rocm is None and self._branches[index].on_rocm is False
 
     @property
     def base(self) -> Branch:
@@ -398,7 +421,63 @@ class Preprocessor:
 def analyse(text: str, macros: VendorMacros, base: Branch = EVERYWHERE) -> Preprocessor:
     """Scan `text` (the decoded file) for directives; byte offsets assume UTF-8 encoding of `text`. `base` is
     where the file itself is compiled (a header the project includes only for NVIDIA is NVIDIA-only)."""
+    found = list(_directives(text))
+    elsewhere = _other_accelerators_before_rocm(found, macros)
+    if elsewhere:
+        macros = replace(macros, learned={**elsewhere, **macros.learned})
+    disabled = disabled_switches(text, found)
+    if disabled:
+        macros = replace(macros, disabled=disabled)
     evaluator = _Evaluator(macros)
+    guard = _include_guard(found)
+    # A macro the builds set per vendor is a switch with a default (`#ifndef SWITCH` / `#define SWITCH 0`), no guard.
+    evaluator.include_guard = None if guard in macros.learned else guard
+    evaluator.compilers_apart_at = (
+        set(range(len(found)))
+        if _defines_compiler_twins(found) or _tests_both_compilers(found)
+        else _chains_testing_hipcc(found)
+    )
+    evaluator.before_rocm_arm_at = _arms_before_a_rocm_arm(found, macros)
+    reading = _read(found, evaluator, base)
+    scenarios = _rocm_scenarios(text, reading.defines, macros)
+    if not scenarios:
+        return Preprocessor(
+            reading.directives,
+            reading.defines,
+            reading.includes,
+            reading.starts,
+            reading.branches,
+            unterminated=reading.unterminated,
+            macros=macros,
+        )
+    narrowed = _narrowed(reading, [_read(found, evaluator.assuming(scenario), base) for scenario in scenarios])
+    return Preprocessor(
+        narrowed.directives,
+        narrowed.defines,
+        narrowed.includes,
+        narrowed.starts,
+        narrowed.branches,
+        unterminated=narrowed.unterminated,
+        macros=macros,
+        scenario_macros=tuple(scenarios[0]),
+        _undecided=reading.branches if narrowed.branches != reading.branches else None,
+    )
+
+
+@dataclass
+class _Reading:
+    """The directives of a file read once, with the vendor branch of each and of the code after each."""
+
+    directives: list[Directive]
+    defines: dict[str, list[Define]]
+    includes: list[Include]
+    starts: list[int]
+    branches: list[Branch]
+    unterminated: int
+
+
+def _read(found: list[Directive], evaluator: _Evaluator, base: Branch) -> _Reading:
+    """Evaluate every `#if` chain of the file's directives (`found`) with `evaluator`."""
     directives: list[Directive] = []
     defines: dict[str, list[Define]] = {}
     includes: list[Include] = []
@@ -408,24 +487,10 @@ def analyse(text: str, macros: VendorMacros, base: Branch = EVERYWHERE) -> Prepr
     def current() -> Branch:
         return stack[-1].arm_branch if stack else base
 
-    found = list(_directives(text))
-    elsewhere = _other_accelerators_before_rocm(found, macros)
-    if elsewhere:
-        macros = replace(macros, learned={**elsewhere, **macros.learned})
-        evaluator = _Evaluator(macros)
-    disabled = disabled_switches(text, found)
-    if disabled:
-        macros = replace(macros, disabled=disabled)
-        evaluator = _Evaluator(macros)
-    guard = _include_guard(found)
-    # A macro the builds set per vendor is a switch with a default (`#ifndef SWITCH` / `#define SWITCH 0`), no guard.
-    evaluator.include_guard = None if guard in macros.learned else guard
-    compilers_apart = set(range(len(found))) if _defines_compiler_twins(found) else _chains_testing_hipcc(found)
-    before_rocm_arm = _arms_before_a_rocm_arm(found, macros)
     for index, directive in enumerate(found):
         kind = directive.kind
-        evaluator.compilers_apart = index in compilers_apart
-        evaluator.before_rocm_arm = index in before_rocm_arm
+        evaluator.compilers_apart = index in evaluator.compilers_apart_at
+        evaluator.before_rocm_arm = index in evaluator.before_rocm_arm_at
         if kind in ("if", "ifdef", "ifndef"):
             chain = _Chain(outer=current())
             directive = _with_branch(directive, chain.outer)
@@ -452,7 +517,74 @@ def analyse(text: str, macros: VendorMacros, base: Branch = EVERYWHERE) -> Prepr
         # arm before it); the code after it, up to the next directive, where the innermost arm is.
         starts += [directive.start_byte, directive.end_byte]
         branches += [directive.branch, current()]
-    return Preprocessor(directives, defines, includes, starts, branches, unterminated=len(stack), macros=macros)
+    return _Reading(directives, defines, includes, starts, branches, len(stack))
+
+
+# --- what no ROCm compile sees: arms every pass and allowed configuration skips ----------------------------------
+# HIP-Clang compiles each file in a host pass, which leaves `__HIP_DEVICE_COMPILE__` undefined, and device passes,
+# which define it to 1; no pass of a ROCm build defines the AMD target macros (`__gfx90a__`) on the host.
+DEVICE_PASS_MACRO = "__HIP_DEVICE_COMPILE__"
+_HOST_PASS = MacroState(False, 0)
+_DEVICE_PASS = MacroState(True, 1)
+# More macros than this split a file into too many readings to be worth it; the file is read once then.
+_MAX_SCENARIO_MACROS = 3
+
+
+def _rocm_scenarios(text: str, defines: dict[str, list[Define]], macros: VendorMacros) -> list[dict[str, MacroState]]:
+    """The ROCm compiles a file may see, as the states of the few macros a three-valued reading cannot correlate: the
+    pass macro (`#if defined(XYZ_DEVICE_COMPILE)` around `#if !defined(NDEBUG) || defined(__HIP_DEVICE_COMPILE__)
+    ... #else`, where `XYZ_DEVICE_COMPILE` stands for the device pass: its `#else` is no pass's), and those of a
+    combination the project's build refuses with ROCm (`VendorMacros.rocm_refused`), without that combination. Empty
+    when the file tests none of them (or defines one itself): one reading decides everything."""
+    names = {DEVICE_PASS_MACRO} if _mentions(text, DEVICE_PASS_MACRO) else set()
+    refusals = [refused for refused in macros.rocm_refused if all(_mentions(text, name) for name, _ in refused)]
+    names.update(name for refused in refusals for name, _ in refused)
+    if not names or len(names) > _MAX_SCENARIO_MACROS or any(name in defines for name in names):
+        return []
+    ordered = sorted(names)
+    scenarios = []
+    for values in itertools.product((False, True), repeat=len(ordered)):
+        chosen = dict(zip(ordered, values, strict=True))
+        if any(all(chosen[name] == on for name, on in refused) for refused in refusals):
+            continue  # the build stops before compiling anything
+        scenarios.append({name: _scenario_state(name, on) for name, on in chosen.items()})
+    return scenarios
+
+
+def _mentions(text: str, name: str) -> bool:
+    return name in text and re.search(rf"\b{name}\b", text) is not None
+
+
+def _scenario_state(name: str, on: bool) -> MacroState:
+    if name == DEVICE_PASS_MACRO:
+        return _DEVICE_PASS if on else _HOST_PASS
+    return MacroState(True) if on else MacroState(False, 0)
+
+
+def _narrowed(reading: _Reading, scenarios: list[_Reading]) -> _Reading:
+    """`reading` with the code it leaves undecided on ROCm, which no scenario's reading compiles there, not compiled on
+    ROCm."""
+    branches = [
+        replace(branch, on_rocm=False) if _skipped_by_all(branch, [s.branches[i] for s in scenarios]) else branch
+        for i, branch in enumerate(reading.branches)
+    ]
+    narrowed: dict[int, Directive] = {}
+    for i, directive in enumerate(reading.directives):
+        if _skipped_by_all(directive.branch, [s.directives[i].branch for s in scenarios]):
+            narrowed[id(directive)] = _with_branch(directive, replace(directive.branch, on_rocm=False))
+    if not narrowed:
+        return replace(reading, branches=branches)
+    directives = [narrowed.get(id(d), d) for d in reading.directives]
+    defines = {
+        name: [replace(d, directive=narrowed.get(id(d.directive), d.directive)) for d in seen]
+        for name, seen in reading.defines.items()
+    }
+    includes = [replace(i, directive=narrowed.get(id(i.directive), i.directive)) for i in reading.includes]
+    return _Reading(directives, defines, includes, reading.starts, branches, reading.unterminated)
+
+
+def _skipped_by_all(branch: Branch, in_scenarios: list[Branch]) -> bool:
+    return branch.on_rocm is None and all(s.on_rocm is False for s in in_scenarios)
 
 
 # A test that holds where the warp (wave) size is 64: `WARP_SIZE == 64`, `64 == kWaveSize`, `WAVEFRONT_SIZE >= 64`.
@@ -523,6 +655,23 @@ def _chains_testing_hipcc(directives: list[Directive]) -> set[int]:
             if tests:
                 found.update(members)
     return found
+
+
+def _tests_both_compilers(directives: list[Directive]) -> bool:
+    """Whether one condition of the file tests `__CUDACC__` and `__HIPCC__` both (`#if defined(__CUDACC__) ||
+    defined(__HIPCC__)`: device code for either compiler): its author holds them to be different compilers, so
+    `__CUDACC__` alone means nvcc in every chain of the file (`#ifdef __CUDACC__ #include "x.cuh" #else #include
+    "x.hip"` inside that arm, or in a chain of its own); not in a file the build hipifies."""
+    return any(
+        directive.kind in _CONDITIONAL_KINDS
+        and _HIPCC_WORD.search(directive.text) is not None
+        and _CUDACC_WORD.search(directive.text) is not None
+        for directive in directives
+    )
+
+
+_CONDITIONAL_KINDS = frozenset({"if", "ifdef", "ifndef", "elif", "elifdef", "elifndef"})
+_CUDACC_WORD = re.compile(r"\b__CUDACC__\b")
 
 
 # HIP-Clang's own compiler macros: defined by every HIP compile (`__HIPCC__`, `__HIP__`) or its device pass.
@@ -736,6 +885,20 @@ class _Evaluator:
         self.include_guard: str | None = None
         self.compilers_apart = False  # the condition's chain tests `__HIPCC__` (`_chains_testing_hipcc`)
         self.before_rocm_arm = False  # a later arm of the condition's chain tests a ROCm macro (`_arms_before_...`)
+        # The indices of the directives whose conditions are read so (`analyse` sets them per file).
+        self.compilers_apart_at: set[int] = set()
+        self.before_rocm_arm_at: set[int] = set()
+        # What one ROCm compile of the file knows of a few macros it tests (`_rocm_scenarios`): read before anything.
+        self.rocm_assumed: Mapping[str, MacroState] = {}
+
+    def assuming(self, states: Mapping[str, MacroState]) -> _Evaluator:
+        """The same evaluator for the one ROCm compile that sees these macros so."""
+        evaluator = _Evaluator(self.macros)
+        evaluator.include_guard = self.include_guard
+        evaluator.compilers_apart_at = self.compilers_apart_at
+        evaluator.before_rocm_arm_at = self.before_rocm_arm_at
+        evaluator.rocm_assumed = states
+        return evaluator
 
     def evaluate(self, expression: str, defines: dict[str, list[Define]]) -> tuple[Tri, Tri]:
         """The truth of `expression` on a ROCm build and on an NVIDIA build."""
@@ -758,6 +921,8 @@ class _Evaluator:
             return None if defined is None else int(defined)
         if defined is False:
             return 0
+        if vendor == "rocm" and name in self.rocm_assumed:
+            return self.rocm_assumed[name].value
         if vendor == "rocm" and name not in defines and name in self.macros.rocm_build_values:
             built = self.macros.rocm_build_values[name]
             return None if built is None else parse_int(built)
@@ -780,6 +945,11 @@ class _Evaluator:
         macros = self.macros
         if name == self.include_guard:
             return False
+        if vendor == "rocm" and self.rocm_assumed:
+            if name in self.rocm_assumed:
+                return self.rocm_assumed[name].defined
+            if self.rocm_assumed.get(DEVICE_PASS_MACRO) == _HOST_PASS and is_amd_target_macro(name):
+                return False  # the host pass has no target
         if vendor == "rocm" and name not in defines and name in macros.rocm_build_values:
             return True
         if name in macros.rocm or name in macros.stale_gates:
@@ -787,6 +957,8 @@ class _Evaluator:
         if name in macros.rocm_pass or _AMD_ARCH_MACRO.fullmatch(name) or name in ROCM_VERSION_MACROS:
             return None if vendor == "rocm" else False
         if name in macros.nvidia:
+            return False if vendor == "rocm" else None
+        if name in UNDEFINED_BY_HIP_CLANG and name not in defines:
             return False if vendor == "rocm" else None
         if name in macros.learned and _unreached_here(name, vendor, defines):
             return macros.learned[name].state(vendor).defined

@@ -146,6 +146,7 @@ from rocmlint.cuda.build_files import (
 )
 from rocmlint.cuda.cargo_build import cargo_build_facts, is_cargo_build_script
 from rocmlint.cuda.cmake_projects import ModuleIndex
+from rocmlint.cuda.cmake_refusals import Refusal, configure_header_switches, rocm_refusals
 from rocmlint.cuda.declared_requirements import declared_requirements
 from rocmlint.cuda.file_facts import Definition, FileFacts, IncludeFact, is_header, is_host_source, read_facts
 from rocmlint.cuda.learning import (
@@ -274,6 +275,7 @@ class FileView:
     rocm_build_values: Mapping[str, str | None] = field(default_factory=dict)
     rocm_build_decided: frozenset[str] = frozenset()  # those no other build defines (see learning.py)
     built_for_any_vendor: frozenset[str] = frozenset()  # what a build file defines whatever the vendor
+    rocm_refused: tuple[Refusal, ...] = ()  # configurations the build refuses with ROCm, with where it does
     nvidia_build_defines: frozenset[str] = frozenset()  # every macro the build defines for NVIDIA only
     # Why only NVIDIA compiles the project's sources at run time ("" when ROCm may, or nothing does): its calls of
     # NVRTC (or hipRTC, jitify) all sit in files the ROCm build does not compile, so `__CUDACC_RTC__` is
@@ -500,8 +502,13 @@ class CudaProject:
         learned = from_build = learn_from_build(build)
         build_values, decided = rocm_build_values(build), rocm_build_decided(build)
         anywhere = _built_for_any_vendor(build)
+        refused = tuple(states for states, _ in build.rocm_refused)
         macros = VendorMacros().with_learned(
-            learned, rocm_build_values=build_values, rocm_build_decided=decided, built_for_any_vendor=anywhere
+            learned,
+            rocm_build_values=build_values,
+            rocm_build_decided=decided,
+            built_for_any_vendor=anywhere,
+            rocm_refused=refused,
         )
         files = {path: read_facts(path, text, macros) for path, text in texts.items()}
         to_port = _gpu_build_macros(build, files, from_build)
@@ -517,7 +524,11 @@ class CudaProject:
         changed = (set(learned) | set(from_build) | to_port) - macros.well_known
         for _ in range(_MAX_READINGS):
             macros = VendorMacros().with_learned(
-                learned, rocm_build_values=build_values, rocm_build_decided=decided, built_for_any_vendor=anywhere
+                learned,
+                rocm_build_values=build_values,
+                rocm_build_decided=decided,
+                built_for_any_vendor=anywhere,
+                rocm_refused=refused,
             )
             for path, facts in files.items():
                 if facts.conditional and not facts.tested.isdisjoint(changed):
@@ -846,6 +857,7 @@ class CudaProject:
             rocm_build_values=self._rocm_build_values | hipify_renamed,
             rocm_build_decided=self._rocm_build_decided | frozenset(hipify_renamed),
             built_for_any_vendor=self._built_for_any_vendor,
+            rocm_refused=self.build_facts.rocm_refused,
             nvidia_build_defines=self._nvidia_build_defines,
             runtime_compiled_only_on_nvidia=self._runtime_compiled_only_on_nvidia,
             # The build files too: what they define for ROCm and which sources they list decide every file.
@@ -2093,6 +2105,7 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
     other_build_texts: list[str] = []  # setup.py and make files: a folder they name may be a CMake project they build
     build_texts: dict[str, str] = {}
     configured: frozenset[str] = frozenset()  # what the configure headers `#cmakedefine`
+    switches: frozenset[str] = frozenset()  # those of them defined (as nothing) exactly when their option is on
     run_makefiles: list[str] = []  # makefiles the Makefiles run with `$(MAKE) -f FILE`, whatever their name
     modules: list[str] = []  # Python modules, which may build a torch JIT extension of the tree's sources
     mentioned: list[str] = []  # see `BuildFacts.mentioned_names`
@@ -2112,7 +2125,9 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
             autoconf[path] = _build_file_text(path) or ""
             continue
         if name.endswith(_CONFIGURE_HEADER_SUFFIXES):
-            configured |= _configure_header_macros(path)
+            header = _build_file_text(path) or ""
+            configured |= configure_header_macros(header)
+            switches |= configure_header_switches(header)
             build_files.append(path)
             continue
         is_build = bool(python_build) or makefile or bazel or name == "CMakeLists.txt" or suffix == ".cmake"
@@ -2248,7 +2263,11 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
         host_sources_as_cuda=next((found for path, found in as_cuda.items() if path not in as_cuda_in), ""),
         host_sources_as_cuda_in=tuple(sorted({os.path.dirname(path) for path in as_cuda_in})),
     )
-    facts = replace(facts, mentioned_names=tuple(dict.fromkeys((*facts.mentioned_names, *mentioned))))
+    facts = replace(
+        facts,
+        mentioned_names=tuple(dict.fromkeys((*facts.mentioned_names, *mentioned))),
+        rocm_refused=rocm_refusals(cmake_texts, switches, str(root)),
+    )
     requested = config_header_request({p: t for p, t in autoconf.items() if os.path.dirname(p) == str(root)})
     if requested is not None and not any(os.path.exists(root / name) for name in _ROOT_BUILDS_BESIDE_AUTOCONF):
         # Autoconf's build is the project's build (a CMake file below the root is a nested project, an example
@@ -2372,11 +2391,6 @@ _UNREAD_BUILD_FILES = frozenset(
 _UNREAD_BUILD_SUFFIXES = frozenset({".vcxproj", ".gn", ".gyp"})
 # Configure header templates CMake's `configure_file` writes the project's `config.h` from.
 _CONFIGURE_HEADER_SUFFIXES = (".h.in", ".hh.in", ".hpp.in", ".hxx.in", ".cuh.in")
-
-
-def _configure_header_macros(path: str) -> frozenset[str]:
-    text = _build_file_text(path)
-    return configure_header_macros(text) if text is not None else frozenset()
 
 
 def _module_bytes(path: str) -> bytes | None:
