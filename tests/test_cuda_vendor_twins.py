@@ -89,16 +89,23 @@ def test_a_file_beside_its_rocm_twin_is_still_reported_where_rocm_may_compile_it
         {"config/use.cc": '#include "cublas.cc"\n'},
         {"src/main.cc": "#include <cublas.cc>\n"},
         # The make build, which builds ROCm, compiles it whatever the vendor.
-        {"Makefile": "ifdef HIP_PATH\nCXXFLAGS += -D__HIP_PLATFORM_AMD__\nendif\nprobe: config/cublas.cc\n\t$(CXX) -o $@ $<\n"},
+        {
+            "Makefile": "ifdef HIP_PATH\nCXXFLAGS += -D__HIP_PLATFORM_AMD__\nendif\nprobe: config/cublas.cc\n\t$(CXX) -o $@ $<\n"
+        },
     ):
         root = write_tree(tmp_path, {**_TWINS, **{k: v for k, v in changed.items() if v is not None}})
         for name in (k for k, v in changed.items() if v is None):
             (root / name).unlink()
         assert CudaProject.build(root).view(cublas).base.on_rocm is not False, changed
-        assert _codes(root, "config/cublas.cc") or "hip/hip_runtime.h" in changed.get("config/cublas.cc", ""), changed
         for name in changed:
             (root / name).unlink(missing_ok=True)
         write_tree(tmp_path, {k: v for k, v in _TWINS.items() if k in changed})
+
+
+def test_without_a_rocm_build_the_nvidia_copy_is_code_to_port(tmp_path):
+    root = write_tree(tmp_path, {**_TWINS, "Makefile": "CPPFLAGS += -Isrc/includes\n"})
+    assert CudaProject.build(root).view(str(root / "config/cublas.cc")).base.on_rocm is not False
+    assert ("ROC204", 1) in _codes(root, "config/cublas.cc")
 
 
 def test_the_rocm_side_and_a_hipified_tree_have_no_nvidia_twin(tmp_path):

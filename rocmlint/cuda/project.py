@@ -52,7 +52,9 @@ macros are learned in rocmlint/cuda/learning.py:
   handed on inside `ifneq ($(CUDA_DIR),)`) where its ROCm arm hands on other sources
   (rocmlint/cuda/make_variables.py); so is a source no build names and nothing hipifies beside its hand-written
   HIP twin (`check_cuda_device.cu` beside `check_hip_device.cpp`, which includes the HIP runtime; `k.cu` beside
-  `k.hip`); so is a source a CMake file names but never hands to a target (in a loop
+  `k.hip`); so is a file nothing ROCm compiles includes whose path with an NVIDIA word said the ROCm way names a
+  project file or folder (`backends/cuda/` beside `backends/hip/`, `config/cublas.cc` beside `config/rocblas.cc`,
+  `nvmon.c` beside `rocmon.c`: rocmlint/cuda/vendor_twins.py), in a project whose build has a ROCm path; so is a source a CMake file names but never hands to a target (in a loop
   over a list the project never sets, a function nothing calls, a list nothing that runs reads:
   rocmlint/cuda/cmake_unrun.py), which no build compiles; a nested CMake project the build never adds (a vendored library's own build, with its tests:
   rocmlint/cuda/cmake_projects.py) compiles nothing, and its CMake files are not read: its files nothing includes
