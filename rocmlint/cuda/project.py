@@ -1562,7 +1562,7 @@ class CudaProject:
         said the ROCm way names a project file or a folder holding files (`_vendor_twin`: `backends/cuda/backend.h`
         and `backends/hip/backend.h`, `svsim_nvgpu_sin.cuh` and `svsim_amdgpu_sin.hpp`, `config/cublas.cc` and
         `config/rocblas.cc`, `cuda_kernels/` beside `hip_kernels/`), nothing in it is written for ROCm
-        (`_written_for_rocm_too`), nothing hipifies it, no source list of a build that builds ROCm names it, and no
+        (`_written_for_rocm_too`), nothing hipifies it, no build that builds ROCm names it (`_named_by_a_rocm_build`), and no
         `#include` the graph leaves unresolved names it from a file ROCm may compile, unless the twin has its very
         name (ROCm's include path then finds the twin), in a project whose build has a ROCm path. "" otherwise."""
         if not self.rocm_build_path or self._hipify_evidence(path) or self.build_facts.torch_extension:
@@ -1570,7 +1570,7 @@ class CudaProject:
         if self._written_for_rocm_too(path):
             return ""
         twin = self._vendor_twin(path)
-        if not twin or self._listed_for_rocm(path, self._build_file_with_rocm_twin):
+        if not twin or self._named_by_a_rocm_build(path):
             return ""
         name = os.path.basename(path)
         by_name = self._unresolved_by_name.get(name, [])
@@ -1936,19 +1936,30 @@ class CudaProject:
         step wrote and the project committed, not a hand-written twin; ROCm compiles the file as hipify rewrites it."""
         return any(path.startswith(os.path.abspath(folder) + os.sep) for folder, _ in self.build_facts.hipify_folders)
 
-    def _listed_for_rocm(self, path: str, nvidia_build: Callable[[str], bool] = lambda _: False) -> bool:
+    def _listed_for_rocm(self, path: str) -> bool:
         """Whether a source list of a build system that builds ROCm names the file itself, for ROCm or whatever the
         vendor: the ROCm build compiles it, whatever ROCm-only file sits beside it (`csrc/rocm/torch_bindings.cpp`
-        binding a ROCm-only module next to the `csrc/torch_bindings.cpp` both builds compile). Not a list of a build
-        file `nvidia_build` says is NVIDIA's."""
+        binding a ROCm-only module next to the `csrc/torch_bindings.cpp` both builds compile)."""
         building = self._systems_building_rocm
         return any(
             length == len(path)
             and not s.removed
             and _build_system(s.path) in building
             and self._vendor_of(s) != "nvidia"
-            and not nvidia_build(s.path)
             for length, s in self._sources_naming(path)
+        )
+
+    def _named_by_a_rocm_build(self, path: str) -> bool:
+        """Whether a source list or glob of a build system that builds ROCm names the file, for ROCm or whatever the
+        vendor, in a build file that is no NVIDIA twin of another (`_build_file_with_rocm_twin`): the ROCm build
+        may compile it."""
+        building = self._systems_building_rocm
+        return any(
+            not s.removed
+            and _build_system(s.path) in building
+            and self._vendor_of(s) != "nvidia"
+            and not self._build_file_with_rocm_twin(s.path)
+            for _, s in self._sources_naming(path)
         )
 
     def _build_file_with_rocm_twin(self, path: str) -> bool:
