@@ -1963,19 +1963,12 @@ class CudaProject:
         )
 
     def _build_file_with_rocm_twin(self, path: str) -> bool:
-        """Whether the build file at `path` is NVIDIA's half of a pair: its name, or one of its folders below the
-        root, said the ROCm way names a build file or folder too (`Makefile.cuda` beside `Makefile.hip`,
-        `cuda/CMakeLists.txt` beside `hip/CMakeLists.txt`)."""
+        """Whether the build file at `path` is NVIDIA's half of a pair: its name said the ROCm way names a build file
+        beside it (`Makefile.cuda` beside `Makefile.hip`, `cuda.mk` beside `hip.mk`). Not a build file of a folder
+        with a ROCm twin (`src/cuda/Makefile.mk` beside `src/hip/`): a build may include that one for every vendor."""
         if path not in self._build_twins:
             folder, name = os.path.split(os.path.abspath(path))
-            parts = self._relative(folder).split(os.sep) if folder != str(self.root) else []
-            self._build_twins[path] = any(
-                os.path.isfile(os.path.join(folder, rocm)) for rocm in rocm_names(name)
-            ) or any(
-                os.path.isdir(os.path.join(str(self.root), *parts[:index], rocm))
-                for index, part in enumerate(parts)
-                for rocm in rocm_names(part)
-            )
+            self._build_twins[path] = any(os.path.isfile(os.path.join(folder, rocm)) for rocm in rocm_names(name))
         return self._build_twins[path]
 
     def _hip_twin_evidence(self, path: str) -> str:
