@@ -129,3 +129,22 @@ def test_the_rocm_side_and_a_hipified_tree_have_no_nvidia_twin(tmp_path):
         },
     )
     assert CudaProject.build(root).view(str(root / "k_cuda.cu")).base.on_rocm is not False
+
+
+def test_a_source_only_the_nvidia_twin_of_a_build_file_names_is_nvidias_beside_its_twin(tmp_path):
+    # `Makefile.cuda` beside `Makefile.hip`: the ROCm build is the other file, whatever `Makefile.cuda` names.
+    files = {
+        "Makefile.cuda": "tensor: cuda_tensor.cpp\n\t$(CXX) -o $@ cuda_tensor.cpp\n",
+        "Makefile.hip": "CXXFLAGS += -D_USING_DEVICE_HIP_\ntensor: hip_tensor.cpp\n\t$(CXX) -o $@ hip_tensor.cpp\n",
+        "cuda_tensor.cpp": "#include <cuda_runtime.h>\n",
+        "hip_tensor.cpp": "#include <hip/hip_runtime.h>\n",
+    }
+    root = write_tree(tmp_path / "named", files)
+    view = CudaProject.build(root).view(str(root / "cuda_tensor.cpp"))
+    assert (view.base.on_rocm, view.base_evidence) == (
+        False,
+        "hip_tensor.cpp is its ROCm twin, and no file ROCm compiles includes it",
+    )
+    # One Makefile naming it for every vendor: the ROCm build may compile it.
+    root = write_tree(tmp_path / "shared", {**files, "Makefile.hip": files["Makefile.hip"] + "all: cuda_tensor.cpp\n"})
+    assert CudaProject.build(root).view(str(root / "cuda_tensor.cpp")).base.on_rocm is not False
