@@ -52,7 +52,9 @@ macros are learned in rocmlint/cuda/learning.py:
   handed on inside `ifneq ($(CUDA_DIR),)`) where its ROCm arm hands on other sources
   (rocmlint/cuda/make_variables.py); so is a source no build names and nothing hipifies beside its hand-written
   HIP twin (`check_cuda_device.cu` beside `check_hip_device.cpp`, which includes the HIP runtime; `k.cu` beside
-  `k.hip`); so is a source a CMake file names but never hands to a target (in a loop
+  `k.hip`); so is a file nothing ROCm compiles includes whose path with an NVIDIA word said the ROCm way names a
+  project file or folder (`backends/cuda/` beside `backends/hip/`, `config/cublas.cc` beside `config/rocblas.cc`,
+  `nvmon.c` beside `rocmon.c`: rocmlint/cuda/vendor_twins.py), in a project whose build has a ROCm path; so is a source a CMake file names but never hands to a target (in a loop
   over a list the project never sets, a function nothing calls, a list nothing that runs reads:
   rocmlint/cuda/cmake_unrun.py), which no build compiles; a nested CMake project the build never adds (a vendored library's own build, with its tests:
   rocmlint/cuda/cmake_projects.py) compiles nothing, and its CMake files are not read: its files nothing includes
@@ -176,6 +178,7 @@ from rocmlint.cuda.preprocessor import (
     is_cuda_toolkit_header,
     names_nvcc_version,
 )
+from rocmlint.cuda.vendor_twins import rocm_names, says_rocm
 from rocmlint.vendor import EVERYWHERE, NO_GPU, Branch, Tri, and3
 
 SOURCE_SUFFIXES = frozenset(
@@ -483,6 +486,7 @@ class CudaProject:
     _ungated_includers: dict[Callable[[str], bool], frozenset[str]] = field(default_factory=dict)
     _relatives: dict[str, str] = field(default_factory=dict)  # path -> `_relative`
     _left: dict[str, str] = field(default_factory=dict)  # path -> `_left_to_nvidia`
+    _build_twins: dict[str, bool] = field(default_factory=dict)  # build file -> `_build_file_with_rocm_twin`
     _words: dict[str, frozenset[bytes]] = field(default_factory=dict)  # path -> `_has_any_word`'s word set
     # One copy of each word the sets hold: the files of a tree share most of their words (PyTorch: ~380,000 words
     # in the sets of 4,000 files, 15 MB of bytes objects when each set kept its own)
@@ -964,6 +968,7 @@ class CudaProject:
             built_for = (
                 self._built_only_for_nvidia(path)
                 or self._beside_its_hip_twin(path)
+                or self._beside_its_vendor_twin(path, visiting | {path})
                 or self._in_nvidia_only_folder(path, visiting | {path})
                 or self._included_by_name_only_where_rocm_does_not_compile(path, visiting | {path})
                 or self._included_ambiguously_only_where_rocm_does_not_compile(path, visiting | {path})
@@ -1563,6 +1568,93 @@ class CudaProject:
             return ""
         return f"{self._relative(twin)}: ROCm compiles its HIP twin beside it, and no build names this file"
 
+    def _beside_its_vendor_twin(self, path: str, visiting: frozenset[str]) -> str:
+        """Evidence that ROCm compiles a hand-written ROCm twin of a file nothing includes (a source, or a header no
+        resolved `#include` names) instead of it: its path with an NVIDIA word of its name or of one of its folders
+        said the ROCm way names a project file or a folder holding files (`_vendor_twin`: `backends/cuda/backend.h`
+        and `backends/hip/backend.h`, `svsim_nvgpu_sin.cuh` and `svsim_amdgpu_sin.hpp`, `config/cublas.cc` and
+        `config/rocblas.cc`, `cuda_kernels/` beside `hip_kernels/`), nothing in it is written for ROCm
+        (`_written_for_rocm_too`), nothing hipifies it, no build that builds ROCm names it (`_named_by_a_rocm_build`), and no
+        `#include` the graph leaves unresolved names it from a file ROCm may compile, unless the twin has its very
+        name (ROCm's include path then finds the twin), in a project whose build has a ROCm path. "" otherwise."""
+        if not self.rocm_build_path or self._hipify_evidence(path) or self.build_facts.torch_extension:
+            return ""  # without a ROCm build, the NVIDIA copy is what a port starts from
+        if self._written_for_rocm_too(path):
+            return ""
+        twin = self._vendor_twin(path)
+        if not twin or self._named_by_a_rocm_build(path):
+            return ""
+        name = os.path.basename(path)
+        by_name = self._unresolved_by_name.get(name, [])
+        if (
+            by_name
+            and os.path.basename(twin) != name
+            and not self._first_of_includers_rocm_never_compiles(by_name, visiting)
+        ):
+            return ""  # a file ROCm may compile includes one of its name, which only it may be
+        return f"{self._relative(twin)} is its ROCm twin, and no file ROCm compiles includes it"
+
+    def _written_for_rocm_too(self, path: str) -> bool:
+        """Whether the file shows it is compiled on ROCm as well: it includes the HIP runtime (or a header that does)
+        outside vendor branches, tells the vendors apart (`#ifdef __HIP_PLATFORM_AMD__`, a project vendor macro's
+        arms), tests HIP-Clang's macros or has AMD's own code; a file too large for the model is taken as one."""
+        facts = self.files.get(path)
+        if facts is None:
+            return True
+        rocm_tests = self._macros.rocm | _HIP_COMPILER_TESTS
+        return bool(
+            facts.hip_runtime
+            or facts.rocm_compiled_under
+            or facts.arm_votes
+            or not facts.tested.isdisjoint(rocm_tests)
+            or self._has_own_amd_evidence(path)
+            or self._hip_source(path)
+        )
+
+    def _vendor_twin(self, path: str) -> str:
+        """The project file or folder hand-written for ROCm in place of the file at `path` (rocmlint/cuda/
+        vendor_twins.py), "" when there is none: the file's name before its first dot said the ROCm way in its own
+        folder (`nvmon.c`, `rocmon.c`), or one of its folders below the root said so with the file's own name or
+        its name said so (`cuda/cuda_fft.h`, `hip/hip_fft.h`), else that folder when it holds project files."""
+        folders = self._relative(path).split(os.sep)[:-1]
+        folder, name = os.path.split(path)
+        if any(says_rocm(part) for part in (*folders, name)):
+            return ""  # the ROCm side itself (`hip/cuda_compat.h`)
+        stem = name.split(".")[0]
+        stems = [stem, *rocm_names(stem)]
+        for rocm_stem in stems[1:]:
+            twin = next((p for p in self._by_stem.get((folder, rocm_stem.lower()), ()) if p != path), "")
+            if twin:
+                return twin
+        for index, part in enumerate(folders):
+            for rocm_part in rocm_names(part):
+                # Compared in lower case: `GPU/CUDA/` beside `GPU/ROCm/`.
+                twin_folder = self._folders_by_lower.get(
+                    os.path.join(str(self.root), *folders[:index], rocm_part).lower()
+                )
+                if twin_folder is None:
+                    continue
+                beside = os.path.join(twin_folder, *folders[index + 1 :])
+                twin = next((p for s in stems for p in self._by_stem.get((beside, s.lower()), ())), "")
+                return twin or twin_folder
+        return ""
+
+    @cached_property
+    def _folders_by_lower(self) -> dict[str, str]:
+        """Every folder holding a project file (`_populated_folders`) by its path in lower case."""
+        return {folder.lower(): folder for folder in sorted(self._populated_folders)}
+
+    @cached_property
+    def _unresolved_by_name(self) -> dict[str, list[tuple[str, IncludeFact]]]:
+        """File name -> (includer, include) of each `#include` naming a file so named that the graph leaves
+        unresolved (`#include <nvmon_cupti.h>` found through an `-I` the model does not read)."""
+        found: dict[str, list[tuple[str, IncludeFact]]] = {}
+        for includer, facts in self.files.items():
+            for include in facts.includes:
+                if self.resolve(includer, include.header, include.system) is None:
+                    found.setdefault(os.path.basename(include.header), []).append((includer, include))
+        return found
+
     def _hip_source_twin(self, path: str) -> str:
         """The HIP source beside `path` named as its twin (see `_beside_its_hip_twin`), "" when there is none: stricter
         than `_hip_twin` (the same folder, and a source including HIP's runtime), for it decides that no build
@@ -1868,6 +1960,28 @@ class CudaProject:
             and self._vendor_of(s) != "nvidia"
             for length, s in self._sources_naming(path)
         )
+
+    def _named_by_a_rocm_build(self, path: str) -> bool:
+        """Whether a source list or glob of a build system that builds ROCm names the file, for ROCm or whatever the
+        vendor, in a build file that is no NVIDIA twin of another (`_build_file_with_rocm_twin`): the ROCm build
+        may compile it."""
+        building = self._systems_building_rocm
+        return any(
+            not s.removed
+            and _build_system(s.path) in building
+            and self._vendor_of(s) != "nvidia"
+            and not self._build_file_with_rocm_twin(s.path)
+            for _, s in self._sources_naming(path)
+        )
+
+    def _build_file_with_rocm_twin(self, path: str) -> bool:
+        """Whether the build file at `path` is NVIDIA's half of a pair: its name said the ROCm way names a build file
+        beside it (`Makefile.cuda` beside `Makefile.hip`, `cuda.mk` beside `hip.mk`). Not a build file of a folder
+        with a ROCm twin (`src/cuda/Makefile.mk` beside `src/hip/`): a build may include that one for every vendor."""
+        if path not in self._build_twins:
+            folder, name = os.path.split(os.path.abspath(path))
+            self._build_twins[path] = any(os.path.isfile(os.path.join(folder, rocm)) for rocm in rocm_names(name))
+        return self._build_twins[path]
 
     def _hip_twin_evidence(self, path: str) -> str:
         """Why the file at `path` has a hand-written HIP twin ("" when it has none): a twin file (`_hip_twin`), or a
