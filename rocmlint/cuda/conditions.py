@@ -1541,7 +1541,7 @@ def rocm_arm_written_for_rocm(arms: list[Directive], ctx: CudaContext) -> bool:
     `impl/rocm.hpp` beside `impl/cuda.hpp`), an `#ifdef __CUDACC__`: the twin's `#ifdef __HIPCC__` holds ROCm's side."""
     test = _defined_test(arms[0])
     twin_test = test is not None and test[0] in _NVCC_COMPILER_MACROS and not test[1]
-    if twin_test and ctx.options.project.hip_twin_beside():
+    if twin_test and (ctx.options.project.hip_twin_beside() or _hip_clang_block_in_file(ctx)):
         return True
     arm = _non_nvcc_arm(arms)
     if arm is None:
@@ -1554,6 +1554,27 @@ def rocm_arm_written_for_rocm(arms: list[Directive], ctx: CudaContext) -> bool:
         if (other := _non_nvcc_arm(chain)) is not None and other != arm and _written_for_rocm(other, ctx)
     ]
     return bool(others) and _names_definitions_only_in(arm, others, ctx)
+
+
+def _hip_clang_block_in_file(ctx: CudaContext) -> bool:
+    """Whether the file gives HIP-Clang a block of its own: an arm testing only that one of HIP-Clang's compiler
+    macros is defined (`#ifdef __HIP__`, `#elif defined(__HIPCC__)`) written for ROCm (`#include
+    <rocm_smi/rocm_smi.h>`, `hipcub`). Its author tells nvcc from HIP-Clang and put ROCm's code there, so the file's
+    `#ifdef __NVCC__` / `#ifdef __CUDACC__` arms are nvcc's by design (`rocm_arm_written_for_rocm`)."""
+    return any(
+        directive.kind in _POSITIVE_TESTS
+        and (test := _defined_test(directive)) is not None
+        and test[0] in _HIP_CLANG_COMPILER_MACROS
+        and not test[1]
+        and _written_for_rocm(directive, ctx)
+        for directive in ctx.preprocessor.directives
+    )
+
+
+# The directives opening an arm by a condition of their own, and HIP-Clang's compiler macros (every compile; its
+# device pass), which an author tests to give it a block of its own.
+_POSITIVE_TESTS = frozenset({"if", "ifdef", "elif", "elifdef"})
+_HIP_CLANG_COMPILER_MACROS = frozenset({"__HIPCC__", "__HIP__", "__HIP_DEVICE_COMPILE__"})
 
 
 def _non_nvcc_arm(arms: list[Directive]) -> Directive | None:

@@ -26,7 +26,8 @@ from rocmlint.vendor import EVERYWHERE, Branch
 
 # Tokens that show which vendor an `#if` arm is written for.
 _ROCM_ARM = re.compile(
-    rb"#\s*include\s*[<\"](?:hip|hipcub|rocprim|rocblas|hipblas)\w*/|\bhip[A-Z]\w*|\bhipcub::|\brocprim::|__builtin_amdgcn_"
+    rb"#\s*include\s*[<\"](?:hip|hipcub|rocprim|rocblas|hipblas|rocm_smi|amd_smi|rocrand|roctracer|rocprofiler)\w*/"
+    rb"|\bhip[A-Z]\w*|\bhipcub::|\brocprim::|__builtin_amdgcn_"
     rb"|\broc(?:blas|sparse|solver|fft|rand)_\w+"  # a ROCm library's own names (`rocblas_double_complex`)
 )
 _NVIDIA_ARM = re.compile(

@@ -434,7 +434,7 @@ def analyse(text: str, macros: VendorMacros, base: Branch = EVERYWHERE) -> Prepr
     evaluator.include_guard = None if guard in macros.learned else guard
     evaluator.compilers_apart_at = (
         set(range(len(found)))
-        if _defines_compiler_twins(found) or _tests_both_compilers(found)
+        if _defines_compiler_twins(found) or _tests_both_compilers(found) or _includes_rocm_for_hip_clang(found)
         else _chains_testing_hipcc(found)
     )
     evaluator.before_rocm_arm_at = _arms_before_a_rocm_arm(found, macros)
@@ -701,6 +701,30 @@ def _defines_compiler_twins(directives: list[Directive]) -> bool:
     a chain testing `__HIPCC__` too does (`_chains_testing_hipcc`); not in a file the build hipifies."""
     under_cuda: set[str] = set()
     under_hip: set[str] = set()
+    for directive, arm in _with_arm_macro(directives):
+        if directive.kind == "define" and arm is not None and (match := _DEFINE.match(directive.text)) is not None:
+            if arm == "__CUDACC__":
+                under_cuda.add(match.group(1))
+            elif arm in _HIP_COMPILER_MACROS:
+                under_hip.add(match.group(1))
+    return any(twin in under_hip for name in under_cuda for twin in rocm_twins(name))
+
+
+def _includes_rocm_for_hip_clang(directives: list[Directive]) -> bool:
+    """Whether an arm testing HIP-Clang's compiler macro to hold (`#if defined(__HIPCC__)`, `#ifdef __HIP__`)
+    includes a header only ROCm ships (`hipcub/hipcub.hpp`, `hip/hip_runtime.h`, `rocm_smi/rocm_smi.h`): its
+    author gives HIP-Clang code of its own, beside `#if defined(__CUDACC__) #include "cub/cub.cuh"`, and means nvcc
+    by `__CUDACC__` in every chain of the file; not in a file the build hipifies (`VendorMacros.hipified`), where a
+    renamed `__CUDACC__` would hand ROCm both arms. A HIP arm setting a flag of its own says no more than its chain."""
+    return any(
+        directive.kind == "include" and arm in _HIP_COMPILER_MACROS and _ROCM_ONLY_HEADER.match(directive.text)
+        for directive, arm in _with_arm_macro(directives)
+    )
+
+
+def _with_arm_macro(directives: list[Directive]) -> Iterator[tuple[Directive, str | None]]:
+    """Each directive with the one macro the innermost arm around it tests to hold (`#ifdef X`, `#elif defined(X)`),
+    None when that arm tests something else or there is none."""
     arms: list[str | None] = []  # per open chain: the one macro its current arm tests to hold, if it tests one
     for directive in directives:
         kind = directive.kind
@@ -712,12 +736,14 @@ def _defines_compiler_twins(directives: list[Directive]) -> bool:
             arms[-1] = arm
         elif kind == "endif" and arms:
             arms.pop()
-        elif kind == "define" and arms and (match := _DEFINE.match(directive.text)) is not None:
-            if arms[-1] == "__CUDACC__":
-                under_cuda.add(match.group(1))
-            elif arms[-1] in _HIP_COMPILER_MACROS:
-                under_hip.add(match.group(1))
-    return any(twin in under_hip for name in under_cuda for twin in rocm_twins(name))
+        else:
+            yield directive, arms[-1] if arms else None
+
+
+# A header only ROCm ships: HIP's runtime and libraries, rocPRIM, rocRAND, ROCm SMI, the tracers.
+_ROCM_ONLY_HEADER = re.compile(
+    r"\s*[<\"](?:hip\w*|rocprim|rocrand|rocblas|rocfft|rocm_smi|amd_smi|roctracer|rocprofiler)/"
+)
 
 
 def _arms_before_a_rocm_arm(directives: list[Directive], macros: VendorMacros) -> set[int]:
