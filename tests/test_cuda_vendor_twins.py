@@ -1,6 +1,6 @@
 """Files left to NVIDIA beside their hand-written ROCm twins, whatever the build system: a file nothing includes whose
 path with an NVIDIA word said the ROCm way names a project file or folder (`backends/cuda/` beside `backends/hip/`,
-`svsim_nvgpu_sin.cuh` beside `svsim_amdgpu_sin.hpp`, `config/cublas.cc` beside `config/rocblas.cc`, `nvmon.c` beside
+`statevec_nvgpu_kernels.cuh` beside `statevec_amdgpu_kernels.hpp`, `config/cublas.cc` beside `config/rocblas.cc`, `nvmon.c` beside
 `rocmon.c`) is compiled on NVIDIA only, unless something shows ROCm compiles it (`CudaProject._beside_its_vendor_twin`
 in rocmlint/cuda/project.py, rocmlint/cuda/vendor_twins.py)."""
 
@@ -14,7 +14,7 @@ from tests.test_cuda_project import _codes, write_tree
 def test_an_nvidia_word_of_a_name_is_said_each_rocm_way_in_the_same_case():
     assert rocm_names("cuda_fft") == ["hip_fft", "rocm_fft"]
     assert rocm_names("cuda_cuda") == ["hip_cuda", "hip_hip", "rocm_cuda", "rocm_rocm", "cuda_hip", "cuda_rocm"]
-    assert rocm_names("svsim_nvgpu_sin") == ["svsim_amdgpu_sin"]
+    assert rocm_names("statevec_nvgpu_kernels") == ["statevec_amdgpu_kernels"]
     assert rocm_names("cublas") == ["rocblas", "hipblas"]
     assert rocm_names("nvmon_types")[:2] == ["rocmon_types", "amdmon_types"]  # NVIDIA's `nv` prefix
     assert rocm_names("cudaBackend") == ["hipBackend", "rocmBackend"]
@@ -44,8 +44,8 @@ _TWINS = {
     "src/nvmon.c": "#include <nvmon_cupti.h>\nint nvmon(void) { return 0; }\n",
     "src/rocmon.c": "int rocmon(void) { return 0; }\n",
     "src/includes/nvmon_cupti.h": "#include <cuda.h>\n",
-    "sim/svsim_nvgpu_sin.cuh": "#include <cooperative_groups.h>\n",
-    "sim/svsim_amdgpu_sin.hpp": "#include <hip/hip_cooperative_groups.h>\n",
+    "sim/statevec_nvgpu_kernels.cuh": "#include <cooperative_groups.h>\n",
+    "sim/statevec_amdgpu_kernels.hpp": "#include <hip/hip_cooperative_groups.h>\n",
     "tensor/cuda_kernels/kernels.hpp": "#include <cuda_fp16.h>\n",
     "tensor/hip_kernels/all.hpp": "#include <hip/hip_fp16.h>\n",
 }
@@ -59,7 +59,7 @@ def test_a_file_nothing_rocm_compiles_includes_beside_its_rocm_twin_is_nvidias(t
         ("include/gen/backends/cuda/utils.h", "include/gen/backends/hip/utils.h", ("ROC207", 2)),
         ("config/cublas.cc", "config/rocblas.cc", ("ROC204", 1)),
         ("src/nvmon.c", "src/rocmon.c", None),
-        ("sim/svsim_nvgpu_sin.cuh", "sim/svsim_amdgpu_sin.hpp", ("ROC204", 1)),
+        ("sim/statevec_nvgpu_kernels.cuh", "sim/statevec_amdgpu_kernels.hpp", ("ROC204", 1)),
         ("tensor/cuda_kernels/kernels.hpp", "tensor/hip_kernels", ("ROC204", 1)),  # the folder's twin
     ):
         view = project.view(str(root / name))
@@ -73,7 +73,12 @@ def test_a_file_nothing_rocm_compiles_includes_beside_its_rocm_twin_is_nvidias(t
     assert _codes(root, "include/gen/backends/cuda/backend.h") == []
     assert project.view(str(root / "src/includes/nvmon_cupti.h")).base.on_rocm is False
     # The ROCm side stays where it was.
-    for name in ("include/gen/backends/hip/utils.h", "config/rocblas.cc", "src/rocmon.c", "sim/svsim_amdgpu_sin.hpp"):
+    for name in (
+        "include/gen/backends/hip/utils.h",
+        "config/rocblas.cc",
+        "src/rocmon.c",
+        "sim/statevec_amdgpu_kernels.hpp",
+    ):
         assert project.view(str(root / name)).base.on_rocm is not False, name
 
 

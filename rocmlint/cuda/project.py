@@ -1572,7 +1572,7 @@ class CudaProject:
         """Evidence that ROCm compiles a hand-written ROCm twin of a file nothing includes (a source, or a header no
         resolved `#include` names) instead of it: its path with an NVIDIA word of its name or of one of its folders
         said the ROCm way names a project file or a folder holding files (`_vendor_twin`: `backends/cuda/backend.h`
-        and `backends/hip/backend.h`, `svsim_nvgpu_sin.cuh` and `svsim_amdgpu_sin.hpp`, `config/cublas.cc` and
+        and `backends/hip/backend.h`, `statevec_nvgpu_kernels.cuh` and `statevec_amdgpu_kernels.hpp`, `config/cublas.cc` and
         `config/rocblas.cc`, `cuda_kernels/` beside `hip_kernels/`), nothing in it is written for ROCm
         (`_written_for_rocm_too`), nothing hipifies it, no build that builds ROCm names it (`_named_by_a_rocm_build`), and no
         `#include` the graph leaves unresolved names it from a file ROCm may compile, unless the twin has its very

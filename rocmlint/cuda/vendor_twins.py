@@ -1,7 +1,7 @@
 """The names a hand-written ROCm twin of a file or folder would have: its own name with an NVIDIA word said the ROCm
 way (rocmlint/data/vendor_twin_words.toml: `cuda` as `hip` or `rocm`, `nvgpu` as `amdgpu`, `cublas` as `rocblas`,
 `nvmon` as `rocmon`). A project that keeps one copy of a component per vendor side by side (`backends/cuda/` and
-`backends/hip/`, `svsim_nvgpu_sin.cuh` and `svsim_amdgpu_sin.hpp`, `config/cublas.cc` and `config/rocblas.cc`)
+`backends/hip/`, `statevec_nvgpu_kernels.cuh` and `statevec_amdgpu_kernels.hpp`, `config/cublas.cc` and `config/rocblas.cc`)
 compiles the ROCm copy on ROCm; `CudaProject` decides when the NVIDIA copy is left to NVIDIA (no ROCm-compiled file
 includes it, nothing in it is written for ROCm)."""
 
