@@ -981,7 +981,7 @@ def cmake_facts(
     reads (`unrun`, see `cmake_unrun`), are `unbuilt`. A `.cmake` module the build reads only in one vendor's code
     (`include(xyz-cutlass)` inside `if(USE_CUTLASS)`, a CUDA switch) is that vendor's (`included_for`)."""
     hip, cuda = bool(_HIP_LANGUAGE.search(text)), bool(_CUDA_LANGUAGE.search(text))
-    commands = list(_cmake_commands(text))
+    commands = list(cmake_commands(text))
     rocm_alone = hip and not cuda and _builds_hip_outside_rocm_blocks(commands)
     file_vendor = included_for or ("rocm" if rocm_alone else vendor_of_words(_folder_name(path, root)))
     module_vendor = "nvidia" if _nested_cuda_alone_project(path, root, cuda and not hip, text, commands) else None
@@ -1408,7 +1408,7 @@ def _unbuilt(sources: SourceSet, never_runs: str, unrun: UnrunCmake) -> SourceSe
 
 def cmake_unrun(texts: Iterable[str]) -> UnrunCmake:
     """What the project's CMake files (all of them: one sets the list another iterates) leave unrun."""
-    return unrun_cmake(list(_cmake_commands(text)) for text in texts)
+    return unrun_cmake(list(cmake_commands(text)) for text in texts)
 
 
 # A `.cpp` source compiled by nvcc: CMake's `LANGUAGE CUDA` source property, FindCUDA's
@@ -1438,15 +1438,13 @@ def host_sources_as_cuda(path: str, text: str) -> str:
 
 def cmake_unadded_projects(root: str, texts: Mapping[str, str], other_build_texts: str) -> dict[str, str]:
     """Folder -> why, of the nested CMake projects the build under `root` never adds (see `unadded_projects`)."""
-    return unadded_projects(
-        root, {path: list(_cmake_commands(text)) for path, text in texts.items()}, other_build_texts
-    )
+    return unadded_projects(root, {path: list(cmake_commands(text)) for path, text in texts.items()}, other_build_texts)
 
 
 def cmake_unread_files(root: str, texts: Mapping[str, str], other_build_texts: str) -> frozenset[str]:
     """The CMake files the build under `root` never reads (see `unread_cmake_files`)."""
     return unread_cmake_files(
-        root, {path: list(_cmake_commands(text)) for path, text in texts.items()}, other_build_texts
+        root, {path: list(cmake_commands(text)) for path, text in texts.items()}, other_build_texts
     )
 
 
@@ -1658,7 +1656,7 @@ def cmake_cuda_only_options(texts: Iterable[str]) -> frozenset[str]:
     hip_blocks: set[str] = set()
     for text in texts:
         stack: list[_OptionArm] = []
-        for command, arguments, _ in _cmake_commands(text):
+        for command, arguments, _ in cmake_commands(text):
             name = command.lower()
             if stack and stack[-1].first and not _sets_up_cuda(name, arguments):
                 stack[-1].cuda_alone = False
@@ -1691,7 +1689,7 @@ def cmake_dependent_cuda_options(texts: Iterable[str], cuda_options: frozenset[s
     function forces off unless every option listed is on: one of them requiring NVIDIA makes it NVIDIA's."""
     declared: list[tuple[str, list[str]]] = []
     for text in texts:
-        for command, arguments, _ in _cmake_commands(text):
+        for command, arguments, _ in cmake_commands(text):
             words = re.findall(r'"[^"]*"|\S+', arguments)
             if "DEPENDS_ON" in words[1:]:
                 declared.append((words[0], words[words.index("DEPENDS_ON") + 1 :]))
@@ -1763,7 +1761,7 @@ def cmake_switches_off_on_rocm(texts: Iterable[str]) -> frozenset[str]:
     for text in texts:
         arms: list[list[str | None]] = []  # per open `if`: [vendor its current arm is for, vendor its test names]
         platforms: list[list[str | None]] = []  # the same, of the HIP platform each `if` compares (None: none)
-        for command, arguments, _ in _cmake_commands(text):
+        for command, arguments, _ in cmake_commands(text):
             name = command.lower()
             if name == "if":
                 arms.append([vendor_of_words(_tested(arguments))] * 2)
@@ -1809,7 +1807,7 @@ def cmake_glob_functions(texts: Iterable[str]) -> frozenset[str]:
     found: set[str] = set()
     for text in texts:
         current = ""
-        for command, arguments, _ in _cmake_commands(text):
+        for command, arguments, _ in cmake_commands(text):
             name = command.lower()
             if name in ("function", "macro") and arguments.split():
                 current = arguments.split()[0].lower()
@@ -1852,7 +1850,7 @@ def cmake_filelist_functions(texts: Iterable[str], bzl_texts: Mapping[str, str])
     found: dict[str, str] = {}
     for text in texts:
         function, first, body = "", "", ""
-        for command, arguments, _ in _cmake_commands(text):
+        for command, arguments, _ in cmake_commands(text):
             name = command.lower()
             if name == "function" and arguments.split():
                 function, first, body = arguments.split()[0], (arguments.split()[1:] or [""])[0], ""
@@ -1878,7 +1876,7 @@ def cmake_source_functions(texts: Iterable[str]) -> SourceFunctions:
     under_own_folder: set[str] = set()
     for text in texts:
         current, arguments_seen = "", _ARGUMENT_LIST
-        for command, arguments, _ in _cmake_commands(text):
+        for command, arguments, _ in cmake_commands(text):
             name = command.lower()
             if name in ("function", "macro") and arguments.split():
                 current, *parameters = arguments.split()
@@ -2092,13 +2090,13 @@ _PLATFORM_COMPARISON = re.compile(r'\S*(?:PLATFORM|HIP_COMPILER_ID)\S*\s+STREQUA
 # CUDA options, the project's functions, ...): they are split once per text. Bounded, so that a long-running server
 # that reads many trees keeps only the last ones' texts.
 @lru_cache(maxsize=1024)
-def _cmake_commands(text: str) -> tuple[tuple[str, str, int], ...]:
+def cmake_commands(text: str) -> tuple[tuple[str, str, int], ...]:
     """(command, its argument text, line) for each CMake command, comments removed, remembered per text."""
     return tuple(_split_cmake_commands(text))
 
 
 def _split_cmake_commands(text: str) -> Iterator[tuple[str, str, int]]:
-    """`_cmake_commands`. The closing parenthesis is found by a regex jumping from parenthesis to parenthesis, and
+    """`cmake_commands`. The closing parenthesis is found by a regex jumping from parenthesis to parenthesis, and
     lines are counted on from the previous command (counting from the top each time was quadratic in a long
     CMakeLists.txt)."""
     text = re.sub(r"#[^\n]*", "", text)

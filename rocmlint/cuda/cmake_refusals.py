@@ -13,7 +13,7 @@ import os
 import re
 from collections.abc import Mapping
 
-from rocmlint.cuda.build_files import _cmake_commands, vendor_of_words
+from rocmlint.cuda.build_files import cmake_commands, vendor_of_words
 
 # One macro state: (name, defined).
 Literal = tuple[str, bool]
@@ -44,7 +44,7 @@ def rocm_refusals(texts: Mapping[str, str], switches: frozenset[str], root: str)
         arms: list[list[Literal] | None] = []  # per open `if`: the literals of its current arm, None if unreadable
         tested: list[list[Literal] | None] = []  # per open `if`: the literals of its first arm, None after an elseif
         definitions: list[str] = []
-        for command, arguments, line in _cmake_commands(text):
+        for command, arguments, line in cmake_commands(text):
             name = command.lower()
             if name in _DEFINITIONS:
                 definitions.append(_DEFINITIONS[name])

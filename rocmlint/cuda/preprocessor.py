@@ -111,6 +111,7 @@ NVIDIA_MACROS = CUDA_VERSION_MACROS | frozenset(
     }
 )
 # Not NVIDIA-only although they look it: RCCL defines NCCL_VERSION_CODE too.
+
 # HIP spellings no HIP-Clang pass defines, host or device (only the `__HIP_ARCH_HAS_*__` feature macros exist): a
 # test of one is false on ROCm unless the build defines it, whatever its author meant (`defined(__HIP_ARCH__) &&
 # __HIP_ARCH__ < 600` around a double `atomicAdd` for old GPUs). What NVIDIA builds see is left to the build.
