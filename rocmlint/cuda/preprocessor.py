@@ -441,17 +441,11 @@ def analyse(text: str, macros: VendorMacros, base: Branch = EVERYWHERE) -> Prepr
     evaluator.before_rocm_arm_at = _arms_before_a_rocm_arm(found, macros)
     reading = _read(found, evaluator, base)
     scenarios = _rocm_scenarios(text, reading.defines, macros)
-    if not scenarios:
-        return Preprocessor(
-            reading.directives,
-            reading.defines,
-            reading.includes,
-            reading.starts,
-            reading.branches,
-            unterminated=reading.unterminated,
-            macros=macros,
-        )
-    narrowed = _narrowed(reading, [_read(found, evaluator.assuming(scenario), base) for scenario in scenarios])
+    narrowed = (
+        _narrowed(reading, [_read(found, evaluator.assuming(scenario), base) for scenario in scenarios])
+        if scenarios
+        else reading
+    )
     return Preprocessor(
         narrowed.directives,
         narrowed.defines,
@@ -460,7 +454,7 @@ def analyse(text: str, macros: VendorMacros, base: Branch = EVERYWHERE) -> Prepr
         narrowed.branches,
         unterminated=narrowed.unterminated,
         macros=macros,
-        scenario_macros=tuple(scenarios[0]),
+        scenario_macros=tuple(scenarios[0]) if scenarios else (),
         _undecided=reading.branches if narrowed.branches != reading.branches else None,
     )
 
