@@ -46,17 +46,17 @@ def test_a_folder_under_the_root_is_its_relative_path(root: str) -> None:
 def test_a_tree_read_with_cmake_commands_split_once_is_the_tree_read_splitting_them_each_time(
     root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    build_files._cmake_commands.cache_clear()
+    build_files.cmake_commands.cache_clear()
     remembered = _read_tree(root, texts=False)
-    assert build_files._cmake_commands.cache_info().hits or not build_files._cmake_commands.cache_info().misses
-    monkeypatch.setattr(build_files, "_cmake_commands", lambda text: tuple(build_files._split_cmake_commands(text)))
+    assert build_files.cmake_commands.cache_info().hits or not build_files.cmake_commands.cache_info().misses
+    monkeypatch.setattr(build_files, "cmake_commands", lambda text: tuple(build_files._split_cmake_commands(text)))
     assert _read_tree(root, texts=False) == remembered
 
 
 def test_cmake_commands_are_remembered_as_tuples_no_caller_can_change() -> None:
     text = "project(x)\n# a comment (\nadd_library(k k.cu\n  other.cu)\nif(USE_CUDA)\nendif()\n"
-    commands = build_files._cmake_commands(text)
-    assert commands is build_files._cmake_commands(text)
+    commands = build_files.cmake_commands(text)
+    assert commands is build_files.cmake_commands(text)
     assert isinstance(commands, tuple) and all(isinstance(command, tuple) for command in commands)
     assert commands == (
         ("project", "x", 1),
