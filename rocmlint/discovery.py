@@ -177,10 +177,25 @@ def _read_ignore_file(folder: Path) -> _IgnoreFile | None:
     try:
         if not ignore_file.is_file():
             return None
-        lines = ignore_file.read_text(encoding="utf-8", errors="replace").splitlines()
+        lines = _lines_git_reads(ignore_file.read_text(encoding="utf-8", errors="replace").splitlines())
     except OSError:
         return None
     return _IgnoreFile(os.path.join(str(folder), ""), tuple(lines), _any_pattern(lines))
+
+
+def _lines_git_reads(lines: list[str]) -> list[str]:
+    """The lines of a .gitignore that are patterns at all: git drops a line it cannot read as one (`env\\`, a
+    trailing backslash escaping nothing, from a file written on Windows) and matches nothing with it, where pathspec
+    raises; one such line must not stop the run."""
+    pattern_class = _gitignore_pattern_class()
+    readable = []
+    for line in lines:
+        try:
+            pattern_class.pattern_to_regex(line)
+        except ValueError:
+            continue
+        readable.append(line)
+    return readable
 
 
 @lru_cache(maxsize=1)

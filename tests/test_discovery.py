@@ -113,6 +113,13 @@ def test_gitignore_folder_wildcards_and_reinclusion(project):
     assert sorted(found(project)) == ["keep/b.py", "top.py"]
 
 
+def test_a_gitignore_line_git_cannot_read_is_dropped_as_git_drops_it(project):
+    # A trailing backslash escapes nothing (a .gitignore written on Windows): git matches nothing with the line,
+    # pathspec raises on it; the other lines still apply and the run goes on.
+    write_tree(project, {".gitignore": "env\\\nbuild/\n", "env/a.py": "", "build/b.py": "", "c.py": ""})
+    assert sorted(found(project)) == ["c.py", "env/a.py"]
+
+
 def test_gitignore_outside_the_repository_is_not_read(tmp_path, monkeypatch):
     (tmp_path / ".gitignore").write_text("*.py\n")
     repo = tmp_path / "repo"
