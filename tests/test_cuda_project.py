@@ -2951,3 +2951,14 @@ def test_a_cuda_name_torchs_hipify_misses_is_reported_only_where_torchs_hipify_r
     view = CudaProject.build(built).view(str(built / "csrc/graph.cu"))
     assert view.hipified and view.hipify_tool
     assert "ROC245" not in {code for code, _ in _codes(built, "csrc/graph.cu")}
+
+
+def test_a_cuda_name_torchs_hipify_misses_is_left_to_torchs_own_tree(tmp_path):
+    # A source including torch's headers is an extension's, which torch's hipify renames by its table...
+    source = "#include <c10/cuda/CUDAStream.h>\nbool idle(cudaStreamCaptureStatus s) { return s == cudaStreamCaptureStatusNone; }\n"
+    root = write_tree(tmp_path / "extension", {"csrc/capture.cu": source})
+    assert ("ROC245", 2) in _codes(root, "csrc/capture.cu")
+    # ...but where those headers are files of the checked tree, it is torch itself, which its own build hipifies with
+    # the tree's table and rules.
+    root = write_tree(tmp_path / "torch", {"c10/cuda/capture.h": source, "c10/cuda/CUDAStream.h": "#pragma once\n"})
+    assert "ROC245" not in {code for code, _ in _codes(root, "c10/cuda/capture.h")}

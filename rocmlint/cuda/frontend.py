@@ -460,6 +460,11 @@ class CudaContext:
         extension build: a tool run may pass maps of its own, so it may rename any include the header table maps."""
         return self.options.project.hipify_tool
 
+    def names_project_file(self, header: str, system: bool) -> bool:
+        """Whether the file's `#include` of `header` (as written; `system` for angle brackets) names a file of the
+        project rather than a library's header."""
+        return self.options.project.names_project_file(header, system)
+
     def includes_through(self, header: str, system: bool) -> tuple[tuple[str, str], ...]:
         """(header as written, "path:line") of every `#include` ROCm reads through this file's `#include` of the
         project header `header` and the headers it pulls in; () when it names no project file."""

@@ -310,6 +310,8 @@ class FileView:
     # a header of the same name for ROCm (`impl/cuda.hpp`, `impl/rocm.hpp`) that tests HIP-Clang's own macros, and
     # which every file including this one includes too (`CudaProject._hip_twin_beside`).
     hip_twin_beside: Callable[[], str] = lambda: ""
+    # Whether an `#include` (header as written, angle brackets) names a file of the project (`CudaProject.resolve`).
+    names_project_file: Callable[[str, bool], bool] = lambda header, system: False
 
 
 EMPTY_VIEW = FileView()
@@ -873,6 +875,7 @@ class CudaProject:
             named_in_other_files=lambda names: self._named_in_any(self.files.keys() - {path}, names),
             apart_from_cuda_twin=lambda code: self._apart_from_cuda_twin(path, code),
             hip_twin_beside=lambda: self._hip_twin_beside(path),
+            names_project_file=lambda header, system: self.resolve(path, header, system) is not None,
         )
 
     def includes_through(self, includer: str, header: str, system: bool) -> tuple[tuple[str, str], ...]:
