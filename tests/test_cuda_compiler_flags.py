@@ -204,3 +204,15 @@ def test_cudacc_in_a_header_whose_hip_twin_is_included_beside_it_is_a_vendor_swi
     # A file including the CUDA header alone: ROCm would lose its arm there.
     alone = write_tree(tmp_path / "alone", {**files, "src/k.cu": '#include "impl/cuda.hpp"\n'})
     assert _codes(alone, "include/impl/cuda.hpp") == [("ROC214", 2), ("ROC204", 3)]
+
+
+def test_an_nvcc_test_beside_a_block_hip_clang_is_given_of_its_own_is_not_asked_for_a_hip_test(tmp_path: Path):
+    # The author gives HIP-Clang a block of its own written for ROCm (`rocm_smi` where nvcc gets NVML): the
+    # `#ifdef __NVCC__` arm is nvcc's by design, ROC214 has nothing to ask.
+    monitor = "#pragma once\n#ifdef __NVCC__\n#include <nvml.h>\n#endif\n#ifdef __HIP__\n#include <rocm_smi/rocm_smi.h>\n#endif\n"
+    root = write_tree(tmp_path / "apart", {"src/monitor.cuh": monitor, "src/main.cu": '#include "monitor.cuh"\n'})
+    assert "ROC214" not in {code for code, _ in _codes(root, "src/monitor.cuh")}
+    # A HIP-Clang block that only sets a flag of its own shows no ROCm code: the nvcc test is asked about still.
+    flag_only = monitor.replace("#include <rocm_smi/rocm_smi.h>", "#define XYZ_MONITOR 1")
+    root = write_tree(tmp_path / "flag", {"src/monitor.cuh": flag_only, "src/main.cu": '#include "monitor.cuh"\n'})
+    assert ("ROC214", 2) in _codes(root, "src/monitor.cuh")

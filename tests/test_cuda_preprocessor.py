@@ -122,6 +122,18 @@ def test_branches(source, expected):
             Branch(False, None),
         ),
         ("#ifdef __CUDACC__\nHAZARD;\n#endif\n#ifdef __HIPCC__\nx;\n#endif\n", Branch(None, None)),
+        # A sibling arm of HIP-Clang's own including a header only ROCm ships: written for HIP-Clang as is, so
+        # `__CUDACC__` means nvcc throughout the file.
+        (
+            "#if defined(__CUDACC__)\nHAZARD;\n#endif\n#if defined(__HIPCC__)\n#include <hipcub/hipcub.hpp>\n#endif\n",
+            Branch(False, None),
+        ),
+        (
+            "#ifdef __CUDACC__\nHAZARD;\n#endif\n#ifdef __HIP__\n#include <rocm_smi/rocm_smi.h>\n#endif\n",
+            Branch(False, None),
+        ),
+        # A project header of its own under `__HIPCC__` says nothing about who wrote it.
+        ('#ifdef __CUDACC__\nHAZARD;\n#endif\n#ifdef __HIPCC__\n#include "gpu_compat.h"\n#endif\n', Branch(None, None)),
         (
             "#if defined(__CUDACC__) || defined(__HIPCC__)\n#ifdef __CUDACC__\nHAZARD;\n#else\n"
             '#include "x.hip"\n#endif\n#endif\n',
