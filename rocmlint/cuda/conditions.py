@@ -1538,7 +1538,8 @@ def rocm_arm_written_for_rocm(arms: list[Directive], ctx: CudaContext) -> bool:
     library's or ROCm's HSA runtime API (`rocblas_double_complex`, `hsa_agent_t`, `arm_vendor`), or a type or function
     the file defines only in such arms of its own (`AgentData` of an HSA-only struct): a vendor switch whose ROCm
     side its author wrote. Or, in a header whose HIP twin is included wherever it is (`FileView.hip_twin_beside`:
-    `impl/rocm.hpp` beside `impl/cuda.hpp`), an `#ifdef __CUDACC__`: the twin's `#ifdef __HIPCC__` holds ROCm's side."""
+    `impl/rocm.hpp` beside `impl/cuda.hpp`), an `#ifdef __CUDACC__`: the twin's `#ifdef __HIPCC__` holds ROCm's side;
+    so does a block of HIP-Clang's own in the same file (`_hip_clang_block_in_file`)."""
     test = _defined_test(arms[0])
     twin_test = test is not None and test[0] in _NVCC_COMPILER_MACROS and not test[1]
     if twin_test and (ctx.options.project.hip_twin_beside() or _hip_clang_block_in_file(ctx)):
