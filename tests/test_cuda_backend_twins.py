@@ -10,7 +10,7 @@ import textwrap
 from rocmlint.cuda.build_files import cmake_source_functions, makefile_facts
 from rocmlint.cuda.cargo_build import cargo_build_facts
 from rocmlint.cuda.project import CudaProject
-from tests.test_cuda_project import _codes, write_tree
+from tests.test_cuda_project import _base_of, _codes, write_tree
 
 # A library function that writes its export header into the build tree, named after the target it is handed.
 _LIBRARY_FUNCTION = """
@@ -55,8 +55,7 @@ def test_a_file_a_function_writes_into_the_build_tree_places_no_source_in_a_fold
 def test_a_cuda_library_folder_listed_by_a_project_function_is_nvidias_beside_its_hip_twin(tmp_path):
     # Both twins list `src/memory.cpp`, each relative to its own folder: the HIP list does not name the CUDA file.
     root = write_tree(tmp_path, _LIBRARY_TWINS)
-    view = CudaProject.build(root).view(str(root / "cuda/src/memory.cpp"))
-    assert (view.base.on_rocm, view.base_evidence) == (
+    assert _base_of(CudaProject.build(root), root / "cuda/src/memory.cpp") == (
         False,
         "cuda/CMakeLists.txt:2: the build compiles it for NVIDIA only",
     )
@@ -92,8 +91,7 @@ _BACKEND_GLOBS = {
 def test_a_cuda_backends_glob_from_the_project_root_names_its_sources_for_nvidia_only(tmp_path):
     root = write_tree(tmp_path, _BACKEND_GLOBS)
     project = CudaProject.build(root)
-    view = project.view(str(root / "src/acc/cuda/fft.cu"))
-    assert (view.base.on_rocm, view.base_evidence) == (
+    assert _base_of(project, root / "src/acc/cuda/fft.cu") == (
         False,
         "src/apps/CMakeLists.txt:4: the build compiles it for NVIDIA only",
     )
@@ -134,8 +132,7 @@ _PROGRAM_TWINS = {
 def test_a_program_folder_whose_makefile_runs_only_nvcc_is_nvidias_beside_its_hip_twin(tmp_path):
     root = write_tree(tmp_path, _PROGRAM_TWINS)
     project = CudaProject.build(root)
-    view = project.view(str(root / "src/cuda/Core/histogram.h"))
-    assert (view.base.on_rocm, view.base_evidence) == (
+    assert _base_of(project, root / "src/cuda/Core/histogram.h") == (
         False,
         "src/cuda/Makefile:12: in a folder whose sources the build compiles for NVIDIA only",
     )
@@ -186,8 +183,7 @@ _BACKEND_FILTERED = {
 def test_a_library_folder_a_makefiles_rocm_arm_filters_out_is_nvidias(tmp_path):
     root = write_tree(tmp_path, _BACKEND_FILTERED)
     project = CudaProject.build(root)
-    view = project.view(str(root / "src/portable/CudaCore/allocate.cc"))
-    assert (view.base.on_rocm, view.base_evidence) == (
+    assert _base_of(project, root / "src/portable/CudaCore/allocate.cc") == (
         False,
         "src/portable/Makefile:3: the build compiles it for NVIDIA only",
     )
@@ -244,8 +240,7 @@ def test_a_cargo_build_script_compiles_its_sources_per_compiler():
 def test_an_example_its_own_comment_compiles_with_nvcc_is_nvidias_where_the_crate_builds_rocm(tmp_path):
     root = write_tree(tmp_path / "crate", _CRATE)
     project = CudaProject.build(root)
-    view = project.view(str(root / "examples/beam_cuda_device.cu"))
-    assert (view.base.on_rocm, view.base_evidence) == (
+    assert _base_of(project, root / "examples/beam_cuda_device.cu") == (
         False,
         "examples/beam_cuda_device.cu:2: the build compiles it for NVIDIA only",
     )
@@ -289,8 +284,7 @@ def test_an_object_a_makefiles_rocm_arm_filters_out_is_nvidias(tmp_path):
     only it includes, are NVIDIA's."""
     root = write_tree(tmp_path, _OBJECTS_FILTERED)
     project = CudaProject.build(root)
-    view = project.view(str(root / "src/nvmon.c"))
-    assert (view.base.on_rocm, view.base_evidence) == (False, "Makefile:3: the build compiles it for NVIDIA only")
+    assert _base_of(project, root / "src/nvmon.c") == (False, "Makefile:3: the build compiles it for NVIDIA only")
     assert _codes(root, "src/includes/nvmon_cupti.h") == []
     # Filtered out where the interface is on instead: the ROCm build keeps it.
     makefile = _OBJECTS_FILTERED["Makefile"].replace("ifneq ($(NVIDIA", "ifeq ($(NVIDIA")

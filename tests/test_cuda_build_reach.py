@@ -10,7 +10,7 @@ from rocmlint.cuda.build_files import cmake_cuda_only_options, cmake_unadded_pro
 from rocmlint.cuda.make_variables import vendors_reading
 from rocmlint.cuda.project import CudaProject
 from rocmlint.vendor import NO_GPU
-from tests.test_cuda_project import _codes, write_tree
+from tests.test_cuda_project import _base_of, _codes, write_tree
 
 _NESTED = "project(lib CXX)\nadd_subdirectory(test)\n"
 
@@ -217,8 +217,7 @@ def test_sources_a_script_compiles_for_nvidia_only_are_nvidias_where_the_project
         ("sample/play.cu", "sample/build-cu.sh:2: the build compiles it for NVIDIA only"),
         ("sample/play.cpp", "sample/build.sh:2: the build compiles it for NVIDIA only"),
     ):
-        view = project.view(str(root / name))
-        assert (view.base.on_rocm, view.base_evidence) == (False, evidence)
+        assert _base_of(project, root / name) == (False, evidence)
     assert project.view(str(root / "sample/play.cuh")).base.on_rocm is False  # only those sources include it
     assert _codes(root, "sample/play.cuh") == []
 
@@ -251,8 +250,7 @@ _PROBED = {
 
 def test_a_configure_probe_of_a_cuda_module_is_compiled_for_nvidia_only(tmp_path):
     root = write_tree(tmp_path, _PROBED)
-    view = CudaProject.build(root).view(str(root / "cmake/cuda/cc.cpp"))
-    assert (view.base.on_rocm, view.base_evidence) == (
+    assert _base_of(CudaProject.build(root), root / "cmake/cuda/cc.cpp") == (
         False,
         "cmake/cuda/check_cc.cmake:2: the build compiles it for NVIDIA only",
     )
@@ -278,8 +276,7 @@ def test_a_probe_run_only_when_the_cuda_option_is_on_is_compiled_for_nvidia_only
             "cmake/probes/cc.cpp": "#include <cuda_runtime.h>\nint main() { return 0; }\n",
         },
     )
-    view = CudaProject.build(root).view(str(root / "cmake/probes/cc.cpp"))
-    assert (view.base.on_rocm, view.base_evidence) == (
+    assert _base_of(CudaProject.build(root), root / "cmake/probes/cc.cpp") == (
         False,
         "cmake/arch.cmake:2: the build compiles it for NVIDIA only",
     )
@@ -306,8 +303,7 @@ def test_a_probe_named_from_the_including_folder_in_a_module_left_on_the_nvidia_
             "cmake/check_gpu.cu": "#include <cuda_runtime.h>\nint main() { return 0; }\n",
         },
     )
-    view = CudaProject.build(root).view(str(root / "cmake/check_gpu.cu"))
-    assert (view.base.on_rocm, view.base_evidence) == (
+    assert _base_of(CudaProject.build(root), root / "cmake/check_gpu.cu") == (
         False,
         "cmake/CheckGpu.cmake:7: the build compiles it for NVIDIA only",
     )
@@ -331,8 +327,7 @@ _TOOL_BUILT = {
 
 def test_sources_only_an_nvcc_makefile_compiles_are_nvidias_where_another_build_system_builds_rocm(tmp_path):
     root = write_tree(tmp_path, _TOOL_BUILT)
-    view = CudaProject.build(root).view(str(root / "tools/bench/bench.cu"))
-    assert (view.base.on_rocm, view.base_evidence) == (
+    assert _base_of(CudaProject.build(root), root / "tools/bench/bench.cu") == (
         False,
         "tools/bench/Makefile:2: the build compiles it for NVIDIA only",
     )
@@ -395,8 +390,7 @@ def test_sources_under_an_option_whose_block_only_sets_cuda_up_are_nvidias(tmp_p
     root = write_tree(tmp_path, _CUDA_OPTION)
     assert cmake_cuda_only_options([(root / "CMakeLists.txt").read_text()]) == {"TPL_ENABLE_GPULIB"}
     project = CudaProject.build(root)
-    view = project.view(str(root / "SRC/cuda/factor.cu"))
-    assert (view.base.on_rocm, view.base_evidence) == (
+    assert _base_of(project, root / "SRC/cuda/factor.cu") == (
         False,
         "SRC/CMakeLists.txt:3: the build compiles it for NVIDIA only",
     )
@@ -611,8 +605,7 @@ def test_sources_a_makefile_hands_on_only_in_its_nvidia_toolkit_arm_are_nvidias(
         ("backends/cuda/run-cuda.h", "backends/cuda/run.c:1: included only where ROCm does not compile"),
         ("interface/ceed/gpu-cuda.h", "interface/gpu-cuda.c:1: included only where ROCm does not compile"),
     ):
-        view = project.view(str(root / name))
-        assert (view.base.on_rocm, view.base_evidence) == (False, evidence), name
+        assert _base_of(project, root / name) == (False, evidence), name
         assert _codes(root, name) == [], name
     for name in ("backends/hip/run.c", "backends/hip/run-hip.h", "interface/core.c"):
         assert project.view(str(root / name)).base.on_rocm is not False, name
@@ -661,8 +654,10 @@ def test_a_makefile_variable_read_only_under_a_cuda_switch_is_nvidias_through_ot
         "kernels/hip/k.hip": "#include <hip/hip_runtime.h>\n",
     }
     root = write_tree(tmp_path, files)
-    view = CudaProject.build(root).view(str(root / "kernels/cuda/k.cu"))
-    assert (view.base.on_rocm, view.base_evidence) == (False, "Makefile:1: the build compiles it for NVIDIA only")
+    assert _base_of(CudaProject.build(root), root / "kernels/cuda/k.cu") == (
+        False,
+        "Makefile:1: the build compiles it for NVIDIA only",
+    )
     assert _codes(root, "kernels/cuda/k.cu") == []
 
 
@@ -705,9 +700,8 @@ def test_a_cuda_source_no_build_names_beside_its_hand_written_hip_twin_is_nvidia
         ("tools/check_cuda_device.cu", "tools/check_hip_device.cpp"),
         ("tools/query.cu", "tools/query.hip"),
     ):
-        view = project.view(str(root / name))
         evidence = f"{twin}: ROCm compiles its HIP twin beside it, and no build names this file"
-        assert (view.base.on_rocm, view.base_evidence) == (False, evidence), name
+        assert _base_of(project, root / name) == (False, evidence), name
         assert _codes(root, name) == [], name
     assert project.view(str(root / "tools/check_hip_device.cpp")).base.on_rocm is not False
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from rocmlint.cuda.build_files import cmake_facts, vendor_of_words
 from rocmlint.cuda.project import CudaProject
-from tests.test_cuda_project import _codes, write_tree
+from tests.test_cuda_project import _base_of, _codes, write_tree
 
 # A front end choosing its simulator backend per GPU vendor: NVGPU is NVIDIA's word as AMDGPU is AMD's.
 _BACKEND_CHAIN = {
@@ -32,8 +32,7 @@ def test_nvgpu_names_nvidia_as_amdgpu_names_amd():
 
 def test_a_header_only_the_nvgpu_arm_includes_is_not_compiled_on_rocm(tmp_path):
     root = write_tree(tmp_path, _BACKEND_CHAIN)
-    view = CudaProject.build(root).view(str(root / "sim_nvgpu.cuh"))
-    assert (view.base.on_rocm, view.base_evidence) == (
+    assert _base_of(CudaProject.build(root), root / "sim_nvgpu.cuh") == (
         False,
         "wrapper.cpp:2: included only where ROCm does not compile",
     )

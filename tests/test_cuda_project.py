@@ -42,6 +42,13 @@ def _codes(root: Path, name: str, **settings: object) -> list[tuple[str, int]]:
     return [(d.code, d.location.line) for d in report.diagnostics]
 
 
+def _base_of(project: CudaProject, path: Path) -> tuple[bool | None, str]:
+    """Whether the project's ROCm build compiles the file at `path` at all (False, None or True), and the model's
+    evidence for it."""
+    view = project.view(str(path))
+    return view.base.on_rocm, view.base_evidence
+
+
 # --- words and build files ----------------------------------------------------------------------------------------
 
 
@@ -1353,8 +1360,7 @@ def test_a_cuda_folder_whose_hip_twin_hipify_fills_is_compiled_on_rocm(tmp_path)
     assert CudaProject.build(root).view(str(root / "lib/cuda/alloc.cpp")).base.on_rocm is not False
     # A hand-ported twin in the tree: the CUDA folder is NVIDIA's.
     ported = write_tree(tmp_path / "ported", {**files, "lib/hip/alloc.cpp": ""})
-    view = CudaProject.build(ported).view(str(ported / "lib/cuda/alloc.cpp"))
-    assert (view.base.on_rocm, view.base_evidence) == (
+    assert _base_of(CudaProject.build(ported), ported / "lib/cuda/alloc.cpp") == (
         False,
         "lib/cuda/CMakeLists.txt:1: the build compiles it for NVIDIA only",
     )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from rocmlint.cuda.project import CudaProject
 from rocmlint.cuda.vendor_twins import rocm_names, says_rocm
-from tests.test_cuda_project import _codes, write_tree
+from tests.test_cuda_project import _base_of, _codes, write_tree
 
 
 def test_an_nvidia_word_of_a_name_is_said_each_rocm_way_in_the_same_case():
@@ -62,9 +62,8 @@ def test_a_file_nothing_rocm_compiles_includes_beside_its_rocm_twin_is_nvidias(t
         ("sim/statevec_nvgpu_kernels.cuh", "sim/statevec_amdgpu_kernels.hpp", ("ROC204", 1)),
         ("tensor/cuda_kernels/kernels.hpp", "tensor/hip_kernels", ("ROC204", 1)),  # the folder's twin
     ):
-        view = project.view(str(root / name))
         evidence = f"{twin} is its ROCm twin, and no file ROCm compiles includes it"
-        assert (view.base.on_rocm, view.base_evidence) == (False, evidence), name
+        assert _base_of(project, root / name) == (False, evidence), name
         assert _codes(root, name) == [], name
         if code is not None:
             assert code in _codes(root, name, project_model=False), name
@@ -145,8 +144,7 @@ def test_a_source_only_the_nvidia_twin_of_a_build_file_names_is_nvidias_beside_i
         "hip_tensor.cpp": "#include <hip/hip_runtime.h>\n",
     }
     root = write_tree(tmp_path / "named", files)
-    view = CudaProject.build(root).view(str(root / "cuda_tensor.cpp"))
-    assert (view.base.on_rocm, view.base_evidence) == (
+    assert _base_of(CudaProject.build(root), root / "cuda_tensor.cpp") == (
         False,
         "hip_tensor.cpp is its ROCm twin, and no file ROCm compiles includes it",
     )
