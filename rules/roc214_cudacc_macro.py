@@ -61,26 +61,28 @@ class CudaccMacro(ConditionRule, Rule):
     whose arm for other compilers names HIP's, a ROCm library's or ROCm's HSA runtime API (`rocblas_double_complex`,
     `hsa_agent_t`), what the file defines only in such arms, or opens with a comment saying it is for HIP (`// For HIP,
     ...`; `#else // or HIP`): it is written for ROCm. Nor `#ifdef __CUDACC__` in a header whose HIP twin testing
-    `__HIPCC__` (`impl/rocm.hpp` beside `impl/cuda.hpp`) every file including it includes too. Nor an arm that could
-    never build on ROCm by the project's design: it uses names its headers declare only under the project's NVIDIA
-    macro, declares class members only such code names (CUDA Graph members called under `defined(__CUDACC__) &&
-    defined(XYZ_USE_CUDA)`), or, outside functions, holds only what HIP lacks (libcu++). Nor is a test of
-    `__CUDACC_RTC__` alone in a project whose run-time compiles (its NVRTC, hipRTC or jitify calls) sit only in code the
-    ROCm build does not compile: every ROCm compile takes the arm NVIDIA's ahead-of-time builds take. Nor in a host
-    compiler's source (`.cpp`, `.cc`) or a header only such sources include, in a project whose build hands no `.cpp` to
-    nvcc (a `LANGUAGE CUDA` source property, `-x cu`; a tool's Makefile naming nothing outside its folder hands over
-    only that folder's): nvcc's macros are undefined there on NVIDIA too. Nor a lone `#ifndef __CUDACC__` around plain
-    C++ an old nvcc could not parse (`<filesystem>`): NVIDIA's arm is empty and HIP-Clang builds C++; unless it defines
-    a macro or spells a reserved `__x__` word, a file's macro or a CUDA name. Nor an old nvcc's workaround: an
-    `#if`/`#else` on `__NVCC__` handing nvcc the other arm's code with plain C++ left out (`[[no_unique_address]]`), a
-    dummy `return` after a statement that returns, nvcc's version recorded in a macro (`#ifdef __NVCC__ #define
-    XYZ_NVCC_VERSION __CUDACC_VER_MAJOR__ #endif`, maybe with an `#else` defining it as 0), a test only an old toolkit
-    passes (`defined(__NVCC__) && XYZ_CUDA_VERSION < 1102`, the project's macro for nvcc's version read as the
-    toolkit's), an arm nvcc alone enters holding the later arms' code with GNU attributes left out (`#define
-    XYZ_FORCEINLINE inline` before `inline __attribute__((always_inline))`), copy and move members written out `__host__
-    __device__` for nvcc and `= default` for the others (clang infers their execution space), `__device__` constexpr
-    functions for nvcc alone (clang's are both), GCC builtins defined for nvcc (`#define __builtin_ia32_prefetch(...)`).
-    A project macro standing for `_MSC_VER` (`#define XYZ_MSVC _MSC_VER`) is a Windows toolchain's test.
+    `__HIPCC__` (`impl/rocm.hpp` beside `impl/cuda.hpp`) every file including it includes too, and an `#ifdef
+    __CUDACC__` or `__NVCC__` in a file giving HIP-Clang an arm of its own that includes ROCm headers (`#ifdef __HIP__
+    #include <rocm_smi/rocm_smi.h>`). Nor an arm that could never build on ROCm by the project's design: it uses names
+    its headers declare only under the project's NVIDIA macro, declares class members only such code names (CUDA Graph
+    members called under `defined(__CUDACC__) && defined(XYZ_USE_CUDA)`), or, outside functions, holds only what HIP
+    lacks (libcu++). Nor is a test of `__CUDACC_RTC__` alone in a project whose run-time compiles (its NVRTC, hipRTC or
+    jitify calls) sit only in code the ROCm build does not compile: every ROCm compile takes the arm NVIDIA's
+    ahead-of-time builds take. Nor in a host compiler's source (`.cpp`, `.cc`) or a header only such sources include, in
+    a project whose build hands no `.cpp` to nvcc (a `LANGUAGE CUDA` source property, `-x cu`; a tool's Makefile naming
+    nothing outside its folder hands over only that folder's): nvcc's macros are undefined there on NVIDIA too. Nor a
+    lone `#ifndef __CUDACC__` around plain C++ an old nvcc could not parse (`<filesystem>`): NVIDIA's arm is empty and
+    HIP-Clang builds C++; unless it defines a macro or spells a reserved `__x__` word, a file's macro or a CUDA name.
+    Nor an old nvcc's workaround: an `#if`/`#else` on `__NVCC__` handing nvcc the other arm's code with plain C++ left
+    out (`[[no_unique_address]]`), a dummy `return` after a statement that returns, nvcc's version recorded in a macro
+    (`#ifdef __NVCC__ #define XYZ_NVCC_VERSION __CUDACC_VER_MAJOR__ #endif`, maybe with an `#else` defining it as 0), a
+    test only an old toolkit passes (`defined(__NVCC__) && XYZ_CUDA_VERSION < 1102`, the project's macro for nvcc's
+    version read as the toolkit's), an arm nvcc alone enters holding the later arms' code with GNU attributes left out
+    (`#define XYZ_FORCEINLINE inline` before `inline __attribute__((always_inline))`), copy and move members written out
+    `__host__ __device__` for nvcc and `= default` for the others (clang infers their execution space), `__device__`
+    constexpr functions for nvcc alone (clang's are both), GCC builtins defined for nvcc (`#define
+    __builtin_ia32_prefetch(...)`). A project macro standing for `_MSC_VER` (`#define XYZ_MSVC _MSC_VER`) is a Windows
+    toolchain's test.
 
     ## Fix
     Each `__CUDACC__` test gets `__HIPCC__` next to it (`__CUDACC_RTC__` gets `__HIPCC_RTC__`), in every arm of the
@@ -150,15 +152,8 @@ class CudaccMacro(ConditionRule, Rule):
 
 CudaccMacro.valid = (
     Valid(
-        """
-        #if defined(__CUDACC__) || defined(__HIPCC__)
-        #define HOST_DEVICE __host__ __device__
-        #define DEVICE_INLINE __device__ __forceinline__
-        #else
-        #define HOST_DEVICE
-        #define DEVICE_INLINE inline
-        #endif
-        """,
+        "#if defined(__CUDACC__) || defined(__HIPCC__)\n#define HOST_DEVICE __host__ __device__\n"
+        "#define DEVICE_INLINE __device__ __forceinline__\n#else\n#define HOST_DEVICE\n#define DEVICE_INLINE inline\n#endif\n"
     ),
     Valid(
         "#if defined(__CUDACC_RTC__) || defined(__HIPCC_RTC__)\n#define STD_NS cuda::std\n#else\n"
